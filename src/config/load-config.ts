@@ -1,0 +1,229 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+/** A model's entry in the model table. */
+export interface ModelInfo {
+  contextWindow: number;
+  /** false: the model cannot call tools, so it is offered no memory tools. */
+  tools: boolean;
+}
+
+/** Neo4j connection settings; present only when NEO4J_URI is set. */
+export interface Neo4jConfig {
+  uri: string;
+  user: string;
+  password: string;
+  database: string;
+}
+
+/** Everything the proxy reads from its environment, validated once at startup. */
+export interface Config {
+  port: number;
+  host: string;
+  upstreamBaseUrl: string;
+  /** Used instead of the client's Authorization header when set. */
+  upstreamApiKey: string | null;
+  /** Milliseconds to wait for upstream's first byte before answering 504. */
+  upstreamTimeoutMs: number;
+  /** Retries of a failed upstream call before the first byte reached the client. */
+  upstreamMaxRetries: number;
+  neo4j: Neo4jConfig | null;
+  /** Folder of the embedded store. */
+  dataDir: string;
+  embeddingModel: string;
+  embeddingBaseUrl: string;
+  embeddingApiKey: string | null;
+  embeddingDimensions: number;
+  defaultContextWindow: number;
+  /** Tokens reserved for the answer when the request sets no max_tokens. */
+  defaultResponseReserve: number;
+  /** Share of the context window held back for tokenizer differences. */
+  safetyMargin: number;
+  memoryTools: boolean;
+  memoryToolsMaxDepth: number;
+  memoryToolsTimeoutMs: number;
+  indexSnippetLength: number;
+  indexMaxTokens: number;
+  indexRecentWindow: number;
+  indexClusteringThreshold: number;
+  indexChunkThreshold: number;
+  indexIncludeToolCalls: boolean;
+  synapseThreshold: number;
+  summaryModel: string | null;
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes: number;
+  /** Most messages accepted in one request. */
+  maxMessages: number;
+  /** Warning text added when a conversation passes 90% of its budget; null: header only. */
+  memoryPressureMessage: string | null;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  models: Record<string, ModelInfo>;
+}
+
+/** A configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const DEFAULT_MODELS_FILE = path.join(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'config',
+  'models.json',
+);
+
+/** Reads and validates the configuration from an environment (process.env in main.ts). */
+export function loadConfig(env: Env): Config {
+  const read = new EnvReader(env);
+  const neo4jUri = read.string('NEO4J_URI', '');
+  const upstreamBaseUrl = read.url('UPSTREAM_BASE_URL', 'https://api.openai.com/v1');
+  const config: Config = {
+    port: read.int('PORT', 3017, 0, 65535),
+    host: read.string('HOST', '127.0.0.1'),
+    upstreamBaseUrl,
+    upstreamApiKey: read.optional('UPSTREAM_API_KEY'),
+    upstreamTimeoutMs: read.int('UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),
+    upstreamMaxRetries: read.int('UPSTREAM_MAX_RETRIES', 2, 0, 10),
+    neo4j:
+      neo4jUri === ''
+        ? null
+        : {
+            uri: read.url('NEO4J_URI', neo4jUri, ['bolt:', 'bolt+s:', 'bolt+ssc:', 'neo4j:', 'neo4j+s:', 'neo4j+ssc:']),
+            user: read.string('NEO4J_USER', 'neo4j'),
+            password: read.string('NEO4J_PASSWORD', ''),
+            database: read.string('NEO4J_DATABASE', 'neo4j'),
+          },
+    dataDir: read.string('DATA_DIR', './data'),
+    embeddingModel: read.string('EMBEDDING_MODEL', 'local'),
+    embeddingBaseUrl: read.url('EMBEDDING_BASE_URL', upstreamBaseUrl),
+    embeddingApiKey: read.optional('EMBEDDING_API_KEY') ?? read.optional('UPSTREAM_API_KEY'),
+    embeddingDimensions: read.int('EMBEDDING_DIMENSIONS', 384, 8, 8192),
+    defaultContextWindow: read.int('DEFAULT_CONTEXT_WINDOW', 4096, 100, 10_000_000),
+    defaultResponseReserve: read.int('DEFAULT_RESPONSE_RESERVE', 1024, 0, 1_000_000),
+    safetyMargin: read.number('CONTEXT_SAFETY_MARGIN', 0.05, 0, 0.5),
+    memoryTools: read.bool('MEMORY_TOOLS', true),
+    memoryToolsMaxDepth: read.int('MEMORY_TOOLS_MAX_DEPTH', 8, 0, 64),
+    memoryToolsTimeoutMs: read.int('MEMORY_TOOLS_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    indexSnippetLength: read.int('INDEX_SNIPPET_LENGTH', 200, 20, 10_000),
+    indexMaxTokens: read.int('INDEX_MAX_TOKENS', 2000, 0, 1_000_000),
+    indexRecentWindow: read.int('INDEX_RECENT_WINDOW', 20, 0, 100_000),
+    indexClusteringThreshold: read.int('INDEX_CLUSTERING_THRESHOLD', 500, 1, 10_000_000),
+    indexChunkThreshold: read.int('INDEX_CHUNK_THRESHOLD', 4000, 50, 1_000_000),
+    indexIncludeToolCalls: read.bool('INDEX_INCLUDE_TOOL_CALLS', true),
+    synapseThreshold: read.number('SYNAPSE_THRESHOLD', 0.85, -1, 1),
+    summaryModel: read.optional('SUMMARY_MODEL'),
+    maxBodyBytes: read.int('MAX_BODY_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxMessages: read.int('MAX_MESSAGES', 100_000, 1, 10_000_000),
+    memoryPressureMessage: read.optional('MEMORY_PRESSURE_MESSAGE'),
+    logLevel: read.oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
+    models: loadModelTable(read.string('MODELS_FILE', DEFAULT_MODELS_FILE)),
+  };
+  return config;
+}
+
+/** Looks a model up in the table: exact name, else the longest key it starts with. */
+export function lookupModel(models: Record<string, ModelInfo>, model: string): ModelInfo | null {
+  const name = model.toLowerCase();
+  const exact = models[name];
+  if (exact) return exact;
+  let best: { key: string; info: ModelInfo } | null = null;
+  for (const [key, info] of Object.entries(models)) {
+    if (!name.startsWith(key)) continue;
+    const next = name.charAt(key.length);
+    if (!['-', ':', '.', '/', '@'].includes(next)) continue;
+    if (!best || key.length > best.key.length) best = { key, info };
+  }
+  return best?.info ?? null;
+}
+
+function loadModelTable(file: string): Record<string, ModelInfo> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ConfigError('MODELS_FILE', `cannot read model table ${file}: ${(error as Error).message}`);
+  }
+  const entries = (parsed as { models?: unknown }).models;
+  if (typeof entries !== 'object' || entries === null) {
+    throw new ConfigError('MODELS_FILE', `${file} has no "models" object`);
+  }
+  const models: Record<string, ModelInfo> = {};
+  for (const [name, value] of Object.entries(entries)) {
+    const entry = value as { context_window?: unknown; tools?: unknown };
+    if (typeof entry.context_window !== 'number' || entry.context_window < 100) {
+      throw new ConfigError('MODELS_FILE', `model "${name}" needs a context_window of at least 100`);
+    }
+    models[name.toLowerCase()] = { contextWindow: entry.context_window, tools: entry.tools !== false };
+  }
+  return models;
+}
+
+class EnvReader {
+  constructor(private readonly env: Env) {}
+
+  optional(name: string): string | null {
+    const value = this.env[name];
+    return value === undefined || value.trim() === '' ? null : value.trim();
+  }
+
+  string(name: string, fallback: string): string {
+    return this.optional(name) ?? fallback;
+  }
+
+  int(name: string, fallback: number, min: number, max: number): number {
+    const value = this.number(name, fallback, min, max);
+    if (!Number.isInteger(value)) throw new ConfigError(name, `must be a whole number, got "${this.env[name]}"`);
+    return value;
+  }
+
+  number(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.optional(name);
+    if (raw === null) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value)) throw new ConfigError(name, `must be a number, got "${raw}"`);
+    if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+    return value;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const raw = this.optional(name);
+    if (raw === null) return fallback;
+    const lowered = raw.toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(lowered)) return true;
+    if (['false', '0', 'no', 'off'].includes(lowered)) return false;
+    throw new ConfigError(name, `must be true or false, got "${raw}"`);
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.optional(name);
+    if (raw === null) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+    }
+    return raw as T;
+  }
+
+  url(name: string, fallback: string, protocols: string[] = ['http:', 'https:']): string {
+    const raw = this.optional(name) ?? fallback;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError(name, `must be a URL, got "${raw}"`);
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+    }
+    return raw.replace(/\/+$/, '');
+  }
+}

@@ -1,0 +1,139 @@
+import type {
+  AppendedTurn,
+  BranchSummary,
+  CoreMemoryBlock,
+  NewMessage,
+  NewToolCall,
+  Neighbour,
+  PendingEmbedding,
+  Scope,
+  ScoredId,
+  StoredMessage,
+  StoredToolCall,
+  Synapse,
+  TurnRole,
+} from './types';
+
+/** Options for listing the turns of an instance in sequence order. */
+export interface ListMessagesOptions {
+  /** Only turns with seq greater than this (cursor pagination). */
+  afterSeq?: number;
+  /** Only turns with seq lower than this. */
+  beforeSeq?: number;
+  limit: number;
+  roles?: TurnRole[];
+  /** Inclusive lower bound on timestamp (ms). */
+  fromTime?: number;
+  /** Exclusive upper bound on timestamp (ms). */
+  toTime?: number;
+  /** 'asc' (default) or 'desc' by seq. */
+  order?: 'asc' | 'desc';
+  includeDeleted?: boolean;
+}
+
+/** Options for a vector search. */
+export interface VectorSearchOptions {
+  k: number;
+  /** Also search ToolCall nodes (their ids are returned with kind 'toolcall'). */
+  includeToolCalls?: boolean;
+}
+
+/** A vector search hit: a message (or chunk) or a tool call. */
+export interface VectorHit extends ScoredId {
+  kind: 'message' | 'toolcall';
+}
+
+/** Whether the store answers, and what it is. */
+export interface StoreHealth {
+  ok: boolean;
+  store: 'sqlite' | 'neo4j';
+  detail: string;
+}
+
+/**
+ * The graph of DESIGN.md section 3 behind one interface; the embedded (SQLite) and Neo4j
+ * adapters implement it and pass the same contract suite. Every method is confined to the
+ * scope it is given; deleted turns are skipped unless an option says otherwise.
+ */
+export interface MemoryStore {
+  readonly kind: 'sqlite' | 'neo4j';
+
+  /** Creates tables / constraints / indexes idempotently. Embedding dimensions fix the vector index. */
+  init(options: { embeddingDimensions: number }): Promise<void>;
+  /** Releases connections and file handles. */
+  close(): Promise<void>;
+  /** Reports whether the store answers right now (for /ready). */
+  health(): Promise<StoreHealth>;
+
+  /**
+   * Stores a path of turns atomically: the first REPLIES_TO `parentId` (null: a new root), each
+   * next one REPLIES_TO the previous. A turn whose parent already has a child with the same
+   * role and content hash is not stored again: the existing child is returned (created=false)
+   * and the path continues from it. New turns get the next instance sequence numbers, without
+   * gaps or duplicates even under concurrent writers. An assistant turn whose parent is a user
+   * turn also gets `(user)-[:RESPONDED_WITH]->(assistant)`.
+   */
+  appendPath(scope: Scope, input: { parentId: string | null; messages: NewMessage[] }): Promise<AppendedTurn[]>;
+
+  /** The turn with the highest seq in the instance (not a chunk, not deleted), or null. */
+  latestTurn(scope: Scope): Promise<StoredMessage | null>;
+  /** Turns (not chunks) with this content hash, newest first. */
+  findByHash(scope: Scope, contentHash: string, limit: number): Promise<StoredMessage[]>;
+  /** The branch ending at `leafId`, leaf first, following REPLIES_TO up to `limit` turns; deleted turns are skipped. */
+  getBranch(scope: Scope, leafId: string, options: { limit: number }): Promise<StoredMessage[]>;
+  /** One turn or chunk by id (deleted ones too, flagged), or null. */
+  getMessage(scope: Scope, id: string): Promise<StoredMessage | null>;
+  /** Turns or chunks by id, in the order asked, missing ids left out. */
+  getMessages(scope: Scope, ids: string[]): Promise<StoredMessage[]>;
+  /** The turns that REPLY_TO `parentId`, oldest first. */
+  getChildren(scope: Scope, parentId: string): Promise<StoredMessage[]>;
+  /** The partner of a turn over RESPONDED_WITH (the answer of a user turn, or the question of an answer). */
+  getRespondedWith(scope: Scope, id: string): Promise<StoredMessage | null>;
+  /** Turns of an instance in seq order (chunks excluded). */
+  listMessages(scope: Scope, options: ListMessagesOptions): Promise<StoredMessage[]>;
+  /** Number of turns (not chunks, not deleted) in the instance. */
+  countMessages(scope: Scope): Promise<number>;
+
+  /** Stores the chunks of a long turn, each `CHUNK_OF` the parent; replaces earlier chunks of it. */
+  setChunks(scope: Scope, parentId: string, chunks: { content: string; tokenCount: number }[]): Promise<StoredMessage[]>;
+  /** The chunks of a turn, in order. */
+  getChunks(scope: Scope, parentId: string): Promise<StoredMessage[]>;
+
+  /** Stores tool calls `CALLED_BY` a message; a call id already stored for that message is not stored twice. */
+  addToolCalls(scope: Scope, messageId: string, calls: NewToolCall[]): Promise<StoredToolCall[]>;
+  getToolCall(scope: Scope, id: string): Promise<StoredToolCall | null>;
+  getToolCallsByMessage(scope: Scope, messageId: string): Promise<StoredToolCall[]>;
+
+  /** Sets embeddings of messages, chunks or tool calls. */
+  setEmbeddings(scope: Scope, items: { kind: 'message' | 'toolcall'; id: string; vector: number[] }[]): Promise<void>;
+  /** Embeddings by message id (missing ones left out). */
+  getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>>;
+  /** Messages, chunks and tool calls in any scope that have no embedding yet. */
+  pendingEmbeddings(limit: number): Promise<PendingEmbedding[]>;
+  /** Removes every embedding (before re-embedding with another model). */
+  clearEmbeddings(): Promise<void>;
+  /** Nearest neighbours by cosine similarity within the scope (messages and chunks; tool calls on request). */
+  vectorSearch(scope: Scope, vector: number[], options: VectorSearchOptions): Promise<VectorHit[]>;
+  /** BM25 full-text search over message content within the scope; the text is user text, never syntax. */
+  fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]>;
+
+  /** Adds or updates `(from)-[:SYNAPSE {score}]->(to)` links. */
+  addSynapses(scope: Scope, synapses: Synapse[]): Promise<void>;
+  /** Synapses touching a turn, either direction, strongest first. */
+  getSynapses(scope: Scope, id: string): Promise<Synapse[]>;
+  /** Graph neighbours of the given turns over SYNAPSE, RESPONDED_WITH and REPLIES_TO (both ways), excluding the given ids. */
+  neighbours(scope: Scope, ids: string[], options: { limit: number }): Promise<Neighbour[]>;
+
+  /** The pinned core-memory blocks of the instance, by name. */
+  getCoreMemory(scope: Scope): Promise<CoreMemoryBlock[]>;
+  /** Creates or replaces a core-memory block. */
+  putCoreMemory(scope: Scope, block: CoreMemoryBlock): Promise<void>;
+
+  /** The stored running summary of a branch before a boundary turn, or null. */
+  getSummary(scope: Scope, boundaryId: string): Promise<BranchSummary | null>;
+  putSummary(scope: Scope, summary: BranchSummary): Promise<void>;
+
+  /** A store-wide setting (e.g. the embedding model and dimensions the vectors were made with). */
+  getMeta(key: string): Promise<string | null>;
+  setMeta(key: string, value: string): Promise<void>;
+}

@@ -1,0 +1,50 @@
+import { countTokens as countEncodedTokens } from 'gpt-tokenizer';
+
+/** Tokens the chat format adds around each message (role markers, separators). */
+export const MESSAGE_OVERHEAD_TOKENS = 4;
+/** Tokens that prime the assistant's reply at the end of every request. */
+export const REPLY_PRIMER_TOKENS = 3;
+/** What an image part is counted as: the cost of one high-detail tile set, a safe upper bound. */
+export const IMAGE_PART_TOKENS = 765;
+
+/** Counts the tokens of a text (o200k_base; other model families land close to it). */
+export function countTokens(text: string): number {
+  if (text.length === 0) return 0;
+  return countEncodedTokens(text);
+}
+
+/** Counts the tokens one chat message costs in a request, content and overhead included. */
+export function countMessageTokens(message: Record<string, unknown>): number {
+  let total = MESSAGE_OVERHEAD_TOKENS;
+  const content = message['content'];
+  if (typeof content === 'string') {
+    total += countTokens(content);
+  } else if (Array.isArray(content)) {
+    for (const part of content) total += countPartTokens(part);
+  }
+  if (typeof message['name'] === 'string') total += countTokens(message['name']) + 1;
+  if (message['tool_calls'] !== undefined) total += countTokens(JSON.stringify(message['tool_calls']));
+  if (typeof message['tool_call_id'] === 'string') total += countTokens(message['tool_call_id']);
+  return total;
+}
+
+/** Counts the tokens of a whole messages array as sent upstream. */
+export function countMessagesTokens(messages: readonly Record<string, unknown>[]): number {
+  let total = REPLY_PRIMER_TOKENS;
+  for (const message of messages) total += countMessageTokens(message);
+  return total;
+}
+
+/** Counts the tokens a tools array costs (its JSON, a safe upper bound on what providers bill). */
+export function countToolsTokens(tools: unknown): number {
+  if (!Array.isArray(tools) || tools.length === 0) return 0;
+  return countTokens(JSON.stringify(tools));
+}
+
+function countPartTokens(part: unknown): number {
+  if (typeof part !== 'object' || part === null) return 0;
+  const record = part as Record<string, unknown>;
+  if (typeof record['text'] === 'string') return countTokens(record['text']);
+  if (record['type'] === 'image_url' || record['type'] === 'input_image') return IMAGE_PART_TOKENS;
+  return countTokens(JSON.stringify(record));
+}
