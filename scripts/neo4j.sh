@@ -120,6 +120,9 @@ ensure_runtime() {
   local cache lib tmp classes stamp release
   cache="$(cache_dir)"; lib="$cache/lib"; classes="$cache/classes"
   mkdir -p "$cache"
+  # The cache may be shared by several checkouts / NEO4J_HOME_DIRs: one fetch or compile at a time.
+  exec 8>"$cache/.lock"
+  flock -w 600 8 || die "could not lock $cache/.lock"
   if [[ ! -f "$lib/.complete" || ! -f "$lib/neo4j-$NEO4J_VERSION.jar" || ! -f "$lib/neo4j-bolt-$NEO4J_VERSION.jar" ]]; then
     command -v mvn >/dev/null 2>&1 || die "Maven (mvn) is needed to fetch Neo4j from Maven Central: apt-get install maven"
     log "fetching Neo4j $NEO4J_VERSION jars from Maven Central into $lib (~150 MB, first time only)..."
@@ -147,6 +150,7 @@ ensure_runtime() {
       die "javac failed"
     touch "$stamp"
   fi
+  exec 8>&-
 }
 
 # Prints the pid if the pidfile names a live launcher process.
@@ -199,6 +203,9 @@ cmd_start() {
   if pid="$(running_pid)"; then
     read -r version port <"$STATEFILE" 2>/dev/null || { version="?"; port="$NEO4J_PORT"; }
     log "already running: Neo4j $version, pid $pid"
+    if [[ -n "$VERSION_EXPLICIT" && "$version" != "$NEO4J_VERSION" ]]; then
+      log "WARNING: NEO4J_VERSION=$NEO4J_VERSION was asked for but $version is running (run 'stop' first)"
+    fi
     echo "NEO4J_URI=$(uri "$port")"
     return 0
   fi
@@ -214,6 +221,8 @@ cmd_start() {
     -Dlog4j2.disable.jmx=true
     --add-opens=java.base/java.nio=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
     --add-opens=java.base/sun.nio.ch=ALL-UNNAMED --add-opens=java.base/java.lang=ALL-UNNAMED)
+  # Lucene (vector indexes) uses the Panama Vector API when the incubator module is readable.
+  [[ "$JDK_MAJOR" -ge 21 ]] && jopts+=(--add-modules jdk.incubator.vector)
   [[ "$JDK_MAJOR" -ge 22 ]] && jopts+=(--enable-native-access=ALL-UNNAMED)
   [[ "$JDK_MAJOR" -ge 23 ]] && jopts+=(--sun-misc-unsafe-memory-access=allow)
 
@@ -222,7 +231,7 @@ cmd_start() {
   t0=$SECONDS
   # setsid: own session, so a Ctrl-C in the calling terminal does not kill it; `stop` does.
   setsid "$JDK_HOME/bin/java" "${jopts[@]}" -cp "$(cache_dir)/classes:$(cache_dir)/lib/*" "$MAIN_CLASS" \
-    "$NEO4J_HOME_DIR/$NEO4J_VERSION" "$NEO4J_PORT" "$NEO4J_PAGECACHE_MB" >"$LOGFILE" 2>&1 </dev/null 9>&- &
+    "$NEO4J_HOME_DIR/$NEO4J_VERSION" "$NEO4J_PORT" "$NEO4J_PAGECACHE_MB" >"$LOGFILE" 2>&1 </dev/null 8>&- 9>&- &
   pid=$!
   echo "$pid" >"$PIDFILE"
   echo "$NEO4J_VERSION $NEO4J_PORT" >"$STATEFILE"

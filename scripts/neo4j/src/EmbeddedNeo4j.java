@@ -1,4 +1,5 @@
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.neo4j.configuration.GraphDatabaseSettings;
@@ -15,6 +16,8 @@ import org.neo4j.graphdb.config.Setting;
  * Usage: java -cp 'classes:lib/*' EmbeddedNeo4j <homeDir> [port] [pageCacheMiB]
  */
 public final class EmbeddedNeo4j {
+    private static final String INTERNAL = "org.neo4j.configuration.GraphDatabaseInternalSettings";
+
     public static void main(String[] args) throws Exception {
         if (args.length < 1) {
             System.err.println("usage: EmbeddedNeo4j <homeDir> [port] [pageCacheMiB]");
@@ -35,9 +38,11 @@ public final class EmbeddedNeo4j {
                 .setConfig(GraphDatabaseSettings.preallocate_logical_logs, false)
                 .setConfig(GraphDatabaseSettings.udc_enabled, false); // dbms.usage_report.enabled: no phoning home
         // Nothing may leave the machine: no usage reports, no LAN discovery broadcasts (2025+), no Aura fleet manager (2025+).
-        setIfPresent(builder, "org.neo4j.configuration.GraphDatabaseInternalSettings", "udc_network_enabled", false);
+        setIfPresent(builder, INTERNAL, "udc_network_enabled", false);
         setIfPresent(builder, "org.neo4j.configuration.connectors.BoltConnector", "enable_discovery", false);
         setIfPresent(builder, "org.neo4j.fleetmanagement.FleetManagementSettings", "fleet_manager_enabled", false);
+        // Netty's graceful-shutdown quiet period (5 s, paid twice per stop): a Duration in 2025+, int seconds in 5.26.
+        setIfPresent(builder, INTERNAL, "netty_server_shutdown_quiet_period", Duration.ZERO);
         DatabaseManagementService dbms = builder.build(); // starts the DBMS and the Bolt connector
 
         CountDownLatch stopped = new CountDownLatch(1);
@@ -60,7 +65,11 @@ public final class EmbeddedNeo4j {
     @SuppressWarnings("unchecked")
     private static void setIfPresent(DatabaseManagementServiceBuilder b, String holder, String field, Object value) {
         try {
-            b.setConfig((Setting<Object>) Class.forName(holder).getField(field).get(null), value);
+            Setting<Object> setting = (Setting<Object>) Class.forName(holder).getField(field).get(null);
+            if (value instanceof Duration d && setting.defaultValue() instanceof Integer) {
+                value = (int) d.toSeconds();
+            }
+            b.setConfig(setting, value);
         } catch (ReflectiveOperationException absentInThisVersion) {
             // e.g. fleet discovery / fleet manager do not exist in 5.26
         }
