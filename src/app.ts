@@ -1,0 +1,88 @@
+import { Hono } from 'hono';
+import { ulid } from 'ulid';
+import type { Config } from './config/load-config';
+import { NotFoundError, ProxyError, RateLimitError, StoreUnavailableError, UpstreamHttpError } from './errors';
+import type { AppEnv } from './http/app-env';
+import { registerChatRoutes } from './http/chat-route';
+import { registerHealthRoutes } from './http/health-routes';
+import { registerModelsRoutes } from './http/models-route';
+import type { Logger } from './logger';
+import type { ChatDeps } from './proxy/chat-pipeline';
+import { UpstreamClient } from './proxy/upstream-client';
+import type { MemoryStore } from './store/memory-store';
+
+/** Everything the app is built from, so tests build the real app with a real store and a fake upstream. */
+export interface AppDeps {
+  config: Config;
+  store: MemoryStore;
+  logger: Logger;
+  /** Defaults to a client for config.upstreamBaseUrl. */
+  upstream?: UpstreamClient;
+  afterAnswer?: ChatDeps['afterAnswer'];
+  enrich?: ChatDeps['enrich'];
+}
+
+/** A request id the client sent is kept when it is short and plain; else one is made. */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Builds the HTTP app: routes, request ids, and one error handler rendering OpenAI's error shape. */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const upstream =
+    deps.upstream ??
+    new UpstreamClient({
+      baseUrl: deps.config.upstreamBaseUrl,
+      apiKey: deps.config.upstreamApiKey,
+      timeoutMs: deps.config.upstreamTimeoutMs,
+      maxRetries: deps.config.upstreamMaxRetries,
+    });
+
+  app.use('*', async (c, next) => {
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming && CLIENT_REQUEST_ID.test(incoming) ? incoming : `req_${ulid()}`;
+    c.set('requestId', requestId);
+    await next();
+    c.res.headers.set('x-request-id', requestId);
+  });
+
+  registerHealthRoutes(app, deps.store);
+  registerChatRoutes(app, {
+    config: deps.config,
+    store: deps.store,
+    upstream,
+    logger: deps.logger,
+    afterAnswer: deps.afterAnswer,
+    enrich: deps.enrich,
+  });
+  registerModelsRoutes(app, upstream);
+
+  app.notFound((c) => {
+    const error = new NotFoundError(`Unknown route: ${c.req.method} ${c.req.path}`);
+    return c.json(error.toJSON(), 404, { 'x-request-id': c.get('requestId') ?? '' });
+  });
+
+  app.onError((error, c) => {
+    const requestId = c.get('requestId') ?? `req_${ulid()}`;
+    const headers: Record<string, string> = { 'x-request-id': requestId };
+    if (error instanceof UpstreamHttpError) {
+      deps.logger.warn('upstream refused the request', { requestId, status: error.status });
+      return new Response(error.body, { status: error.status, headers: { ...error.headers, ...headers, 'content-type': 'application/json' } });
+    }
+    if (error instanceof RateLimitError) headers['retry-after'] = String(error.retryAfterSeconds);
+    const proxyError = error instanceof ProxyError ? error : asProxyError(error);
+    const level = proxyError.status >= 500 ? 'error' : 'info';
+    deps.logger[level]('request failed', { requestId, status: proxyError.status, code: proxyError.code, error: proxyError.message });
+    return c.json(proxyError.toJSON(), proxyError.status as 400, headers);
+  });
+
+  return app;
+}
+
+/** Errors nobody mapped: an unavailable store becomes 503, anything else a 500 without internals. */
+function asProxyError(error: unknown): ProxyError {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_IOERR' || code === 'ServiceUnavailable') {
+    return new StoreUnavailableError('The memory store is unavailable right now; try again shortly.', error);
+  }
+  return new ProxyError('The proxy failed to handle this request.', { status: 500, type: 'server_error', code: 'internal_error', cause: error });
+}

@@ -1,0 +1,40 @@
+import type { Context, Hono } from 'hono';
+import { InvalidRequestError } from '../errors';
+import { runChat, type ChatDeps } from '../proxy/chat-pipeline';
+import type { AppEnv } from './app-env';
+import { readJsonBody } from './read-json-body';
+import { resolveScope } from './scope';
+import { sseResponse } from './sse-response';
+import { validateChatRequest } from './validate-chat-request';
+
+/** Registers POST chat/completions on the scoped and the plain /v1 paths. */
+export function registerChatRoutes(app: Hono<AppEnv>, deps: ChatDeps): void {
+  const handler = async (c: Context<AppEnv>) => {
+    const scope = resolveScope({ partition: c.req.param('partition'), instance: c.req.param('instance') }, (name) => c.req.header(name));
+    const body = validateChatRequest(await readJsonBody(c.req.raw, deps.config.maxBodyBytes), { maxMessages: deps.config.maxMessages });
+    const outcome = await runChat(deps, {
+      scope,
+      body,
+      authorization: c.req.header('authorization') ?? null,
+      requestId: c.get('requestId'),
+      contextWindowOverride: contextWindowHeader(c.req.header('x-memory-context-window')),
+      signal: c.req.raw.signal,
+    });
+    if (outcome.kind === 'stream') return sseResponse(outcome.frames, outcome.headers);
+    return c.json(outcome.body as object, outcome.status as 200, outcome.headers);
+  };
+  app.post('/partition/:partition/instance/:instance/v1/chat/completions', handler);
+  app.post('/v1/chat/completions', handler);
+}
+
+function contextWindowHeader(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 100 || parsed > 10_000_000) {
+    throw new InvalidRequestError('x-memory-context-window must be a whole number of tokens between 100 and 10000000.', {
+      param: 'x-memory-context-window',
+      code: 'invalid_header',
+    });
+  }
+  return parsed;
+}

@@ -1,0 +1,54 @@
+import { InvalidRequestError, ProxyError } from '../errors';
+
+/** Reads a request body as JSON, refusing bodies over `maxBytes`, invalid UTF-8 and malformed JSON. */
+export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
+  const bytes = await readCapped(request, maxBytes);
+  if (bytes.length === 0) {
+    throw new InvalidRequestError('The request body is empty; send a JSON object.', { code: 'invalid_body' });
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new InvalidRequestError('The request body is not valid UTF-8.', { code: 'invalid_encoding' });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidRequestError(`The request body is not valid JSON: ${(error as Error).message}`, { code: 'invalid_json' });
+  }
+}
+
+async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
+  if (request.body === null) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+function tooLarge(maxBytes: number): ProxyError {
+  return new ProxyError(`The request body is larger than the limit of ${maxBytes} bytes.`, {
+    status: 413,
+    type: 'invalid_request_error',
+    code: 'request_too_large',
+  });
+}

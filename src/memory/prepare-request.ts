@@ -1,0 +1,85 @@
+import { lookupModel, type Config } from '../config/load-config';
+import type { MemoryStore } from '../store/memory-store';
+import type { Scope, StoredMessage } from '../store/types';
+import { computeBudget } from '../tokens/budget';
+import { countToolsTokens } from '../tokens/count-tokens';
+import { buildContext, type BuildContextInput } from './build-context';
+import { ingestTurns } from './ingest';
+import { toNewMessage } from './normalize-message';
+
+/** What the proxy needs to know to rebuild a request's context. */
+export interface PrepareRequestInput {
+  store: MemoryStore;
+  config: Config;
+  scope: Scope;
+  body: Record<string, unknown> & { model: string; messages: Record<string, unknown>[] };
+  requestId: string;
+  /** A context window the client asked for with `x-memory-context-window`. */
+  contextWindowOverride: number | null;
+  /** Tools the proxy adds to the client's (their tokens come out of the budget). */
+  extraTools?: unknown[];
+  /** Hooks that add pinned blocks and the memory index (the retrieval layer). */
+  enrich?: (context: { leaf: StoredMessage | null; budget: number }) => Promise<Pick<BuildContextInput, 'pinned' | 'indexReserve' | 'buildIndex'>>;
+}
+
+/** The request to send upstream, and the figures the response headers report. */
+export interface PreparedRequest {
+  messages: Record<string, unknown>[];
+  /** The last turn of the request: the answer will reply to it. */
+  leaf: StoredMessage | null;
+  /** Turns this request stored. */
+  created: StoredMessage[];
+  budget: number;
+  contextWindow: number;
+  contextTokens: number;
+  /** Tokens of the whole conversation branch, had nothing been evicted. */
+  branchTokens: number;
+  evicted: boolean;
+  windowStartId: string | null;
+  indexIncluded: boolean;
+}
+
+/** Stores what is new in the request, then builds the budgeted context to send upstream. */
+export async function prepareRequest(input: PrepareRequestInput): Promise<PreparedRequest> {
+  const { body, config } = input;
+  const systemMessages = body.messages.filter((message) => message['role'] === 'system' || message['role'] === 'developer');
+  const turns = body.messages
+    .filter((message) => message['role'] !== 'system' && message['role'] !== 'developer')
+    .map((message) => toNewMessage(message, { model: body.model, traceId: input.requestId }));
+  const ingested = await ingestTurns(input.store, input.scope, turns);
+
+  const contextWindow = input.contextWindowOverride ?? lookupModel(config.models, body.model)?.contextWindow ?? config.defaultContextWindow;
+  const responseReserve = responseReserveOf(body) ?? Math.min(config.defaultResponseReserve, Math.floor(contextWindow / 4));
+  const budget = computeBudget({
+    contextWindow,
+    responseReserve,
+    toolsTokens: countToolsTokens(body['tools']) + countToolsTokens(input.extraTools),
+    safetyMargin: config.safetyMargin,
+  });
+  const enrichment = input.enrich ? await input.enrich({ leaf: ingested.leaf, budget }) : {};
+  const built = await buildContext({
+    store: input.store,
+    scope: input.scope,
+    systemMessages,
+    leaf: ingested.leaf,
+    budget,
+    ...enrichment,
+  });
+  return {
+    messages: built.messages,
+    leaf: ingested.leaf,
+    created: ingested.created,
+    budget,
+    contextWindow,
+    contextTokens: built.tokens,
+    branchTokens: built.branchTokens,
+    evicted: built.evicted,
+    windowStartId: built.windowStartId,
+    indexIncluded: built.indexIncluded,
+  };
+}
+
+function responseReserveOf(body: Record<string, unknown>): number | null {
+  const value = body['max_completion_tokens'] ?? body['max_tokens'];
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : null;
+}

@@ -1,0 +1,70 @@
+import type { MemoryStore } from '../store/memory-store';
+import type { Scope, StoredMessage } from '../store/types';
+
+/** Turns fetched per store call while walking a branch back. */
+const PAGE_SIZE = 256;
+
+/** The recent turns of a branch chosen for a request. */
+export interface RecentWindow {
+  /** Oldest first, ending with the leaf. */
+  turns: StoredMessage[];
+  /** Tokens of the turns in the window. */
+  tokens: number;
+  /** Tokens of the whole branch up to and including the leaf (evicted turns too). */
+  branchTokens: number;
+  /** True when older turns of the branch were left out. */
+  evicted: boolean;
+}
+
+/**
+ * Picks the recent window of the branch ending at `leaf` within `windowTokens`. The window's
+ * start only moves in blocks of half the window, at offsets fixed along the branch, so
+ * consecutive requests keep a byte-identical prefix until the window has to move; then it
+ * drops back to about half full. A tool result is never separated from the call that asked for it.
+ */
+export async function selectRecentWindow(
+  store: MemoryStore,
+  scope: Scope,
+  leaf: StoredMessage,
+  windowTokens: number,
+): Promise<RecentWindow> {
+  const total = leaf.branchTokens;
+  const start = blockStart(total, windowTokens);
+  const newestFirst: StoredMessage[] = [];
+  let tokens = 0;
+  let cursor: string | null = leaf.id;
+  let reachedStart = false;
+  while (cursor !== null && !reachedStart) {
+    const page = await store.getBranch(scope, cursor, { limit: PAGE_SIZE });
+    if (page.length === 0) break;
+    for (const turn of page) {
+      const offset = turn.branchTokens - turn.tokenCount;
+      // The leaf always goes in, even alone past the window: the caller decides if it fits at all.
+      if (offset < start && turn.id !== leaf.id) {
+        reachedStart = true;
+        break;
+      }
+      newestFirst.push(turn);
+      tokens += turn.tokenCount;
+    }
+    const oldest = page.at(-1)!;
+    cursor = page.length < PAGE_SIZE ? null : oldest.parentId;
+  }
+  const turns = dropOrphanToolResults(newestFirst.reverse(), leaf.id);
+  const kept = turns.reduce((sum, turn) => sum + turn.tokenCount, 0);
+  return { turns, tokens: kept, branchTokens: total, evicted: start > 0 || tokens !== kept };
+}
+
+/** The branch offset where the window starts: a multiple of half the window. */
+export function blockStart(branchTokens: number, windowTokens: number): number {
+  if (branchTokens <= windowTokens) return 0;
+  const block = Math.max(1, Math.floor(windowTokens / 2));
+  return Math.ceil((branchTokens - windowTokens) / block) * block;
+}
+
+/** Drops turns from the front until the window starts cleanly (a tool result needs its call). */
+export function dropOrphanToolResults(turns: StoredMessage[], leafId: string): StoredMessage[] {
+  let first = 0;
+  while (first < turns.length - 1 && turns[first]!.role === 'tool' && turns[first]!.id !== leafId) first++;
+  return first === 0 ? turns : turns.slice(first);
+}

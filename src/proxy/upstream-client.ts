@@ -1,0 +1,269 @@
+import { UpstreamError, UpstreamHttpError } from '../errors';
+import { parseSseStream, type SseEvent } from './sse-parse';
+
+/** How the proxy reaches the model server. */
+export interface UpstreamClientOptions {
+  baseUrl: string;
+  /** Sent as the bearer token when set; else the client's Authorization header is forwarded. */
+  apiKey: string | null;
+  /** Milliseconds to wait for response headers and for the first event (and between events). */
+  timeoutMs: number;
+  /** Retries of a failed call before any byte reached the client. */
+  maxRetries: number;
+  fetch?: typeof fetch;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** One call upstream. */
+export interface UpstreamCall {
+  path: string;
+  body: unknown;
+  /** The client's Authorization header, forwarded when the proxy has no key of its own. */
+  authorization: string | null;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+}
+
+/** A successful non-streaming answer. */
+export interface UpstreamJson {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/** A streaming answer whose first event has already arrived. */
+export interface UpstreamStream {
+  status: number;
+  headers: Record<string, string>;
+  /** Every event, the first one included, as upstream sent it; ends after `[DONE]` or end of body. */
+  events: AsyncGenerator<SseEvent>;
+}
+
+/** Statuses worth a retry before the first byte: rate limits and server-side failures. */
+const RETRYABLE_STATUSES = new Set([408, 409, 429, 500, 502, 503, 504]);
+/** Longest wait the proxy honours from an upstream retry-after before giving up and passing the error on. */
+const MAX_RETRY_WAIT_MS = 10_000;
+/** Response headers worth relaying to the client. */
+const RELAYED_HEADERS = ['x-request-id', 'openai-processing-ms', 'openai-model', 'retry-after'];
+
+/** Calls an OpenAI-compatible server; retries happen here and only before the first byte. */
+export class UpstreamClient {
+  private readonly fetchImpl: typeof fetch;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly options: UpstreamClientOptions) {
+    this.fetchImpl = options.fetch ?? fetch;
+    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
+  /** POSTs a JSON request and returns the JSON answer; upstream errors throw with their status. */
+  async postJson(call: UpstreamCall): Promise<UpstreamJson> {
+    return this.withRetries(call.signal, async (attemptSignal) => {
+      const response = await this.send(call, attemptSignal);
+      const text = await response.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch (error) {
+        throw new UpstreamError('upstream answered with malformed JSON', { status: 502, code: 'upstream_bad_response', cause: error });
+      }
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new UpstreamError('upstream answered with a JSON value that is not an object', { status: 502, code: 'upstream_bad_response' });
+      }
+      return { status: response.status, headers: relayHeaders(response.headers), body: body as Record<string, unknown> };
+    });
+  }
+
+  /**
+   * POSTs a streaming request and reads ahead to the first event, so a failure before any
+   * byte reached the client still has a real status (and may be retried).
+   */
+  async openStream(call: UpstreamCall): Promise<UpstreamStream> {
+    return this.withRetries(call.signal, async (attemptSignal, idle) => {
+      const response = await this.send(call, attemptSignal);
+      const contentType = response.headers.get('content-type') ?? '';
+      if (!contentType.includes('text/event-stream') || response.body === null) {
+        const text = await response.text();
+        throw new UpstreamHttpError(502, streamRefusal(text), relayHeaders(response.headers));
+      }
+      const events = parseSseStream(response.body, attemptSignal);
+      idle.arm();
+      const first = await events.next();
+      if (first.done) {
+        throw new UpstreamError('upstream closed the stream before sending anything', { status: 502, code: 'upstream_empty_stream' });
+      }
+      const firstError = errorPayload(first.value.data);
+      if (firstError !== null) throw new UpstreamHttpError(502, first.value.data, relayHeaders(response.headers));
+      return {
+        status: response.status,
+        headers: relayHeaders(response.headers),
+        events: withIdleTimeout(first.value, events, idle),
+      };
+    });
+  }
+
+  /** GETs a path (e.g. /models) and returns status, headers and body text unchanged. */
+  async get(path: string, authorization: string | null, signal: AbortSignal): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const auth = this.authorizationFor(authorization);
+    if (auth) headers['authorization'] = auth;
+    const response = await this.fetchWithErrors(`${this.options.baseUrl}${path}`, { method: 'GET', headers, signal });
+    return { status: response.status, headers: relayHeaders(response.headers), body: await response.text() };
+  }
+
+  private authorizationFor(clientAuthorization: string | null): string | null {
+    if (this.options.apiKey) return `Bearer ${this.options.apiKey}`;
+    return clientAuthorization;
+  }
+
+  private async send(call: UpstreamCall, signal: AbortSignal): Promise<Response> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const auth = this.authorizationFor(call.authorization);
+    if (auth) headers['authorization'] = auth;
+    const response = await this.fetchWithErrors(`${this.options.baseUrl}${call.path}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(call.body),
+      signal,
+    });
+    if (response.status >= 400) {
+      throw new UpstreamHttpError(response.status, await response.text(), relayHeaders(response.headers));
+    }
+    return response;
+  }
+
+  private async fetchWithErrors(url: string, init: RequestInit): Promise<Response> {
+    try {
+      return await this.fetchImpl(url, init);
+    } catch (error) {
+      if (init.signal?.aborted) throw init.signal.reason ?? error;
+      throw new UpstreamError(`upstream unreachable: ${describeNetworkError(error)}`, { status: 502, cause: error });
+    }
+  }
+
+  private async withRetries<T>(signal: AbortSignal, attempt: (signal: AbortSignal, idle: IdleTimer) => Promise<T>): Promise<T> {
+    for (let attemptNumber = 0; ; attemptNumber++) {
+      const idle = new IdleTimer(this.options.timeoutMs, signal);
+      idle.arm();
+      try {
+        const result = await attempt(idle.signal, idle);
+        return result;
+      } catch (error) {
+        idle.disarm();
+        const failure = idle.timedOut ? new UpstreamError(`upstream did not answer within ${this.options.timeoutMs} ms`, { status: 504, cause: error }) : error;
+        if (signal.aborted) throw failure;
+        const wait = retryDelay(failure, attemptNumber);
+        if (attemptNumber >= this.options.maxRetries || wait === null) throw failure;
+        await this.sleep(wait);
+      }
+    }
+  }
+}
+
+/**
+ * An abort signal that fires when nothing arrived from upstream for `timeoutMs`; re-armed on
+ * every event, so a slow but steady stream is never cut while a stalled one is.
+ */
+export class IdleTimer {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | null = null;
+  timedOut = false;
+
+  constructor(
+    readonly timeoutMs: number,
+    parent: AbortSignal,
+  ) {
+    if (parent.aborted) this.controller.abort(parent.reason);
+    else parent.addEventListener('abort', () => this.controller.abort(parent.reason), { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  arm(): void {
+    this.disarm();
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort(new UpstreamError(`upstream sent nothing for ${this.timeoutMs} ms`, { status: 504 }));
+    }, this.timeoutMs);
+    this.timer.unref();
+  }
+
+  disarm(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
+async function* withIdleTimeout(first: SseEvent, rest: AsyncGenerator<SseEvent>, idle: IdleTimer): AsyncGenerator<SseEvent> {
+  try {
+    idle.arm();
+    yield first;
+    for (;;) {
+      idle.arm();
+      let next: IteratorResult<SseEvent>;
+      try {
+        next = await rest.next();
+      } catch (error) {
+        if (idle.timedOut) throw new UpstreamError(`upstream stalled: nothing for ${idle.timeoutMs} ms`, { status: 504, cause: error });
+        throw error;
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    idle.disarm();
+    await rest.return(undefined);
+  }
+}
+
+function retryDelay(error: unknown, attemptNumber: number): number | null {
+  const backoff = Math.min(250 * 2 ** attemptNumber, 4000);
+  if (error instanceof UpstreamHttpError) {
+    if (!RETRYABLE_STATUSES.has(error.status)) return null;
+    const retryAfter = parseRetryAfter(error.headers['retry-after']);
+    if (retryAfter === null) return backoff;
+    return retryAfter > MAX_RETRY_WAIT_MS ? null : retryAfter;
+  }
+  if (error instanceof UpstreamError) return error.status === 504 ? null : backoff;
+  return null;
+}
+
+function parseRetryAfter(value: string | undefined): number | null {
+  if (value === undefined) return null;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
+}
+
+function relayHeaders(headers: Headers): Record<string, string> {
+  const relayed: Record<string, string> = {};
+  for (const name of RELAYED_HEADERS) {
+    const value = headers.get(name);
+    if (value !== null) relayed[name] = value;
+  }
+  return relayed;
+}
+
+function errorPayload(data: string): unknown {
+  if (!data.startsWith('{"error"') && !data.includes('"error":')) return null;
+  try {
+    const parsed = JSON.parse(data) as { error?: unknown; choices?: unknown };
+    return parsed.error !== undefined && parsed.choices === undefined ? parsed.error : null;
+  } catch {
+    return null;
+  }
+}
+
+function streamRefusal(text: string): string {
+  if (errorPayload(text) !== null) return text;
+  return JSON.stringify({ error: { message: 'upstream did not answer with an event stream', type: 'upstream_error', param: null, code: 'upstream_not_streaming' } });
+}
+
+function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (cause?.code) return cause.code;
+  return cause?.message ?? (error as Error).message ?? 'network error';
+}

@@ -1,0 +1,192 @@
+import type Database from 'better-sqlite3';
+
+/** The schema version this code writes, kept in `PRAGMA user_version`. */
+export const SCHEMA_VERSION = 1;
+
+// Column order matters: SQLite reads a row front to back, so the small columns come first,
+// the embedding next (a vector scan stops there) and the unbounded content and raw JSON last.
+// `pk` is an explicit INTEGER PRIMARY KEY because the external-content FTS tables point at it
+// and an implicit rowid may change on VACUUM.
+const SCHEMA_V1 = `
+CREATE TABLE IF NOT EXISTS messages (
+  pk INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  partition TEXT NOT NULL,
+  instance TEXT NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
+  seq INTEGER NOT NULL,
+  timestamp INTEGER NOT NULL,
+  token_count INTEGER NOT NULL,
+  branch_tokens INTEGER NOT NULL,
+  content_hash TEXT NOT NULL,
+  parent_id TEXT,
+  model TEXT,
+  trace_id TEXT,
+  edited INTEGER NOT NULL DEFAULT 0,
+  deleted INTEGER NOT NULL DEFAULT 0,
+  is_chunk INTEGER NOT NULL DEFAULT 0,
+  chunk_index INTEGER,
+  chunk_parent_id TEXT,
+  snippet TEXT NOT NULL,
+  metadata TEXT NOT NULL DEFAULT '{}',
+  edit_history TEXT NOT NULL DEFAULT '[]',
+  embedding BLOB,
+  content TEXT NOT NULL,
+  raw TEXT NOT NULL
+) STRICT;
+
+CREATE INDEX IF NOT EXISTS messages_scope_seq ON messages (partition, instance, seq);
+CREATE INDEX IF NOT EXISTS messages_scope_hash ON messages (partition, instance, content_hash);
+-- Serves both child listing (prefix) and the dedupe lookup of appendPath, even for the many
+-- roots (parent_id NULL) of a long-lived instance.
+CREATE INDEX IF NOT EXISTS messages_scope_parent
+  ON messages (partition, instance, parent_id, content_hash);
+CREATE INDEX IF NOT EXISTS messages_scope_time ON messages (partition, instance, timestamp);
+CREATE INDEX IF NOT EXISTS messages_chunk_parent
+  ON messages (chunk_parent_id, chunk_index) WHERE chunk_parent_id IS NOT NULL;
+-- Keeps the startup sweep cheap once nearly everything has its embedding.
+CREATE INDEX IF NOT EXISTS messages_pending_embedding
+  ON messages (pk) WHERE embedding IS NULL AND deleted = 0 AND content <> '';
+
+CREATE TABLE IF NOT EXISTS edges (
+  pk INTEGER PRIMARY KEY,
+  type TEXT NOT NULL CHECK (type IN ('SYNAPSE', 'RESPONDED_WITH')),
+  partition TEXT NOT NULL,
+  instance TEXT NOT NULL,
+  from_id TEXT NOT NULL,
+  to_id TEXT NOT NULL,
+  score REAL NOT NULL,
+  UNIQUE (from_id, type, to_id)
+) STRICT;
+
+CREATE INDEX IF NOT EXISTS edges_to ON edges (to_id, type);
+
+CREATE TABLE IF NOT EXISTS tool_calls (
+  pk INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  partition TEXT NOT NULL,
+  instance TEXT NOT NULL,
+  message_id TEXT NOT NULL,
+  call_id TEXT NOT NULL,
+  tool_name TEXT NOT NULL,
+  timestamp INTEGER NOT NULL,
+  token_count INTEGER NOT NULL,
+  duration_ms INTEGER,
+  embedding BLOB,
+  arguments TEXT NOT NULL,
+  result TEXT,
+  UNIQUE (message_id, call_id)
+) STRICT;
+
+CREATE INDEX IF NOT EXISTS tool_calls_pending_embedding
+  ON tool_calls (pk) WHERE embedding IS NULL;
+
+CREATE TABLE IF NOT EXISTS instance_counters (
+  partition TEXT NOT NULL,
+  instance TEXT NOT NULL,
+  last_seq INTEGER NOT NULL,
+  PRIMARY KEY (partition, instance)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS core_memory (
+  partition TEXT NOT NULL,
+  instance TEXT NOT NULL,
+  name TEXT NOT NULL,
+  content TEXT NOT NULL,
+  token_count INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (partition, instance, name)
+) STRICT;
+
+CREATE TABLE IF NOT EXISTS summaries (
+  partition TEXT NOT NULL,
+  instance TEXT NOT NULL,
+  boundary_id TEXT NOT NULL,
+  content TEXT NOT NULL,
+  token_count INTEGER NOT NULL,
+  turns INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (partition, instance, boundary_id)
+) STRICT;
+
+CREATE TABLE IF NOT EXISTS meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) STRICT;
+
+CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5 (
+  content,
+  content = 'messages',
+  content_rowid = 'pk',
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER IF NOT EXISTS messages_fts_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO messages_fts (rowid, content) VALUES (new.pk, new.content);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_fts_delete AFTER DELETE ON messages BEGIN
+  INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.pk, old.content);
+END;
+CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+  INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.pk, old.content);
+  INSERT INTO messages_fts (rowid, content) VALUES (new.pk, new.content);
+END;
+
+CREATE VIRTUAL TABLE IF NOT EXISTS tool_calls_fts USING fts5 (
+  tool_name,
+  arguments,
+  result,
+  content = 'tool_calls',
+  content_rowid = 'pk',
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER IF NOT EXISTS tool_calls_fts_insert AFTER INSERT ON tool_calls BEGIN
+  INSERT INTO tool_calls_fts (rowid, tool_name, arguments, result)
+    VALUES (new.pk, new.tool_name, new.arguments, new.result);
+END;
+CREATE TRIGGER IF NOT EXISTS tool_calls_fts_delete AFTER DELETE ON tool_calls BEGIN
+  INSERT INTO tool_calls_fts (tool_calls_fts, rowid, tool_name, arguments, result)
+    VALUES ('delete', old.pk, old.tool_name, old.arguments, old.result);
+END;
+CREATE TRIGGER IF NOT EXISTS tool_calls_fts_update
+  AFTER UPDATE OF tool_name, arguments, result ON tool_calls BEGIN
+  INSERT INTO tool_calls_fts (tool_calls_fts, rowid, tool_name, arguments, result)
+    VALUES ('delete', old.pk, old.tool_name, old.arguments, old.result);
+  INSERT INTO tool_calls_fts (rowid, tool_name, arguments, result)
+    VALUES (new.pk, new.tool_name, new.arguments, new.result);
+END;
+`;
+
+/** Sets the connection pragmas every process sharing the file must agree on. */
+export function configureConnection(db: Database.Database): void {
+  // WAL lets readers in other proxy processes run while one writes.
+  db.pragma('journal_mode = WAL');
+  // NORMAL is durable across application crashes in WAL mode; only a power loss can drop
+  // the last transactions, which the embedded default can accept.
+  db.pragma('synchronous = NORMAL');
+  // Integrity is enforced by scoped checks in the store (a foreign key cannot say "same
+  // partition and instance") and SQLite would need extra single-column indexes to check them.
+  db.pragma('foreign_keys = OFF');
+}
+
+/** Creates or upgrades the schema; safe when several processes start at once. */
+export function migrateSchema(db: Database.Database): void {
+  if (readVersion(db) === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    // Re-read under the write lock: another process may have migrated meanwhile.
+    const version = readVersion(db);
+    if (version > SCHEMA_VERSION) {
+      throw new Error(
+        `memory.sqlite has schema version ${version}, newer than this proxy understands (${SCHEMA_VERSION})`,
+      );
+    }
+    if (version === SCHEMA_VERSION) return;
+    db.exec(SCHEMA_V1);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}
+
+function readVersion(db: Database.Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}

@@ -1,0 +1,26 @@
+// Float32Array uses the platform's byte order; every platform Node ships for is little-endian,
+// which is the order the BLOBs are written in.
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** Encodes a vector as the BLOB of little-endian Float32 values the embedding columns hold. */
+export function encodeVector(vector: readonly number[]): Buffer {
+  if (LITTLE_ENDIAN) return Buffer.from(Float32Array.from(vector).buffer);
+  const buffer = Buffer.alloc(vector.length * 4);
+  vector.forEach((value, index) => buffer.writeFloatLE(value, index * 4));
+  return buffer;
+}
+
+/**
+ * Reads a Float32 BLOB. On the usual aligned, little-endian case the result is a view over
+ * the BLOB's memory, not a copy: vector search decodes every stored vector of a scope.
+ */
+export function decodeVector(blob: Uint8Array): Float32Array {
+  const length = Math.floor(blob.byteLength / 4);
+  if (LITTLE_ENDIAN && blob.byteOffset % 4 === 0) {
+    return new Float32Array(blob.buffer, blob.byteOffset, length);
+  }
+  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+  const vector = new Float32Array(length);
+  for (let index = 0; index < length; index++) vector[index] = view.getFloat32(index * 4, true);
+  return vector;
+}
