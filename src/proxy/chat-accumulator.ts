@@ -69,7 +69,17 @@ interface ChoiceState {
   extras: Record<string, unknown>;
 }
 
-const CHUNK_FIELDS = new Set(['id', 'object', 'created', 'model', 'choices', 'usage', 'system_fingerprint', 'service_tier', 'error']);
+const CHUNK_FIELDS = new Set([
+  'id',
+  'object',
+  'created',
+  'model',
+  'choices',
+  'usage',
+  'system_fingerprint',
+  'service_tier',
+  'error',
+]);
 // Chunk-only padding (OpenAI's stream obfuscation) must not leak into a completion body.
 const CHUNK_ONLY_FIELDS = new Set(['obfuscation']);
 const CHOICE_FIELDS = new Set(['index', 'delta', 'logprobs', 'finish_reason']);
@@ -80,11 +90,26 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+function nonEmpty(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A string replaces what was seen; an explicit null counts only while nothing else was. */
+function stringOrNull(
+  previous: string | null | undefined,
+  value: unknown,
+): string | null | undefined {
+  if (typeof value === 'string') return value;
+  return value === null && previous === undefined ? null : previous;
+}
+
 /** The text of a delta's content: a string, or the text parts of an array (Mistral-style). */
 function textOf(content: unknown): string | undefined {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return undefined;
-  return content.map((part) => (isRecord(part) && typeof part['text'] === 'string' ? part['text'] : '')).join('');
+  return content
+    .map((part) => (isRecord(part) && typeof part['text'] === 'string' ? part['text'] : ''))
+    .join('');
 }
 
 /** The shadow copy of a streamed answer: fed every chunk, it assembles what the client received. */
@@ -103,14 +128,14 @@ export class ChatAccumulator {
   add(chunk: unknown): void {
     if (!isRecord(chunk)) return;
     if (chunk['error'] !== undefined && chunk['error'] !== null) this.#error = chunk['error'];
-    // The first non-empty value wins: Azure opens with a choice-less chunk whose id and model are empty.
-    if (this.#id === undefined && typeof chunk['id'] === 'string' && chunk['id'] !== '') this.#id = chunk['id'];
-    if (this.#model === undefined && typeof chunk['model'] === 'string' && chunk['model'] !== '') this.#model = chunk['model'];
-    if (this.#created === undefined && typeof chunk['created'] === 'number') this.#created = chunk['created'];
-    const fingerprint = chunk['system_fingerprint'];
-    if (typeof fingerprint === 'string' || (fingerprint === null && this.#systemFingerprint === undefined)) this.#systemFingerprint = fingerprint;
-    const tier = chunk['service_tier'];
-    if (typeof tier === 'string' || (tier === null && this.#serviceTier === undefined)) this.#serviceTier = tier;
+    // The first non-empty value wins: Azure opens with a choice-less chunk whose id and model
+    // are empty and whose created is 0.
+    this.#id ??= nonEmpty(chunk['id']);
+    this.#model ??= nonEmpty(chunk['model']);
+    const created = chunk['created'];
+    if (typeof created === 'number' && created > 0) this.#created ??= created;
+    this.#systemFingerprint = stringOrNull(this.#systemFingerprint, chunk['system_fingerprint']);
+    this.#serviceTier = stringOrNull(this.#serviceTier, chunk['service_tier']);
     // Last one wins: some servers repeat cumulative usage on every chunk (vLLM continuous_usage_stats).
     if (isRecord(chunk['usage'])) this.#usage = chunk['usage'] as ChatUsage;
     for (const [key, value] of Object.entries(chunk)) {
@@ -162,7 +187,8 @@ export class ChatAccumulator {
     const toolCalls = this.#finalToolCalls(choice);
     // OpenAI answers null when there is no text beside tool calls or a refusal; a bare
     // assistant message needs a string, or the next request that carries it is rejected.
-    const hasOther = toolCalls.length > 0 || choice.refusal !== null || choice.functionCall !== undefined;
+    const hasOther =
+      toolCalls.length > 0 || choice.refusal !== null || choice.functionCall !== undefined;
     const message: AssistantMessage = {
       role: 'assistant',
       content: choice.content !== '' ? choice.content : hasOther ? null : '',
@@ -200,7 +226,8 @@ export class ChatAccumulator {
     };
     if (this.#usage !== null) completion.usage = this.#usage;
     if (this.#serviceTier !== undefined) completion.service_tier = this.#serviceTier;
-    if (this.#systemFingerprint !== undefined) completion.system_fingerprint = this.#systemFingerprint;
+    if (this.#systemFingerprint !== undefined)
+      completion.system_fingerprint = this.#systemFingerprint;
     return { ...this.#extras, ...completion };
   }
 
@@ -230,7 +257,8 @@ export class ChatAccumulator {
     const delta = raw['delta'];
     if (isRecord(delta)) {
       choice.content += textOf(delta['content']) ?? '';
-      if (typeof delta['refusal'] === 'string') choice.refusal = (choice.refusal ?? '') + delta['refusal'];
+      if (typeof delta['refusal'] === 'string')
+        choice.refusal = (choice.refusal ?? '') + delta['refusal'];
       for (const field of REASONING_FIELDS) {
         const text = delta[field];
         if (typeof text !== 'string') continue;
@@ -241,10 +269,12 @@ export class ChatAccumulator {
       const functionCall = delta['function_call'];
       if (isRecord(functionCall)) {
         choice.functionCall ??= { name: '', arguments: '' };
-        if (choice.functionCall.name === '' && typeof functionCall['name'] === 'string') choice.functionCall.name = functionCall['name'];
-        if (typeof functionCall['arguments'] === 'string') choice.functionCall.arguments += functionCall['arguments'];
+        choice.functionCall.name ||= nonEmpty(functionCall['name']) ?? '';
+        if (typeof functionCall['arguments'] === 'string')
+          choice.functionCall.arguments += functionCall['arguments'];
       }
-      if (Array.isArray(delta['annotations'])) choice.annotations = [...(choice.annotations ?? []), ...delta['annotations']];
+      if (Array.isArray(delta['annotations']))
+        choice.annotations = [...(choice.annotations ?? []), ...delta['annotations']];
     }
     if (typeof raw['finish_reason'] === 'string') choice.finishReason = raw['finish_reason'];
     const logprobs = raw['logprobs'];
@@ -252,7 +282,8 @@ export class ChatAccumulator {
       choice.logprobs ??= { content: null, refusal: null };
       for (const key of ['content', 'refusal'] as const) {
         const items = logprobs[key];
-        if (Array.isArray(items)) choice.logprobs[key] = [...(choice.logprobs[key] ?? []), ...items];
+        if (Array.isArray(items))
+          choice.logprobs[key] = [...(choice.logprobs[key] ?? []), ...items];
       }
     }
     for (const [key, value] of Object.entries(raw)) {
@@ -264,11 +295,13 @@ export class ChatAccumulator {
     items.forEach((item: unknown, position) => {
       if (!isRecord(item)) return;
       const call = this.#findToolCall(choice, item, position, items.length);
-      if (call.id === undefined && typeof item['id'] === 'string' && item['id'] !== '') call.id = item['id'];
-      if (call.type === undefined && typeof item['type'] === 'string') call.type = item['type'];
+      // Id, type and name come from the first fragment that carries them; some servers repeat
+      // them on every fragment, and appending those would corrupt the call.
+      call.id ??= nonEmpty(item['id']);
+      call.type ??= nonEmpty(item['type']);
       const fn = item['function'];
       if (isRecord(fn)) {
-        if (call.name === undefined && typeof fn['name'] === 'string' && fn['name'] !== '') call.name = fn['name'];
+        call.name ??= nonEmpty(fn['name']);
         const args = fn['arguments'];
         // A few servers send parsed arguments; history must carry the JSON text.
         if (typeof args === 'string') call.arguments += args;
@@ -279,7 +312,12 @@ export class ChatAccumulator {
   }
 
   /** Which call a tool-call delta continues: by index, else by id, else by position or the last one. */
-  #findToolCall(choice: ChoiceState, item: Record<string, unknown>, position: number, count: number): ToolCallState {
+  #findToolCall(
+    choice: ChoiceState,
+    item: Record<string, unknown>,
+    position: number,
+    count: number,
+  ): ToolCallState {
     const index = typeof item['index'] === 'number' ? item['index'] : undefined;
     const id = typeof item['id'] === 'string' && item['id'] !== '' ? item['id'] : undefined;
     let call: ToolCallState | undefined;
@@ -289,19 +327,30 @@ export class ChatAccumulator {
     else if (count > 1) call = choice.toolCalls[position];
     else call = choice.lastToolCall;
     if (call !== undefined) return call;
-    const created: ToolCallState = { index, id: undefined, type: undefined, name: undefined, arguments: '' };
+    const created: ToolCallState = {
+      index,
+      id: undefined,
+      type: undefined,
+      name: undefined,
+      arguments: '',
+    };
     choice.toolCalls.push(created);
     return created;
   }
 
   #finalToolCalls(choice: ChoiceState): AssistantToolCall[] {
     const calls = [...choice.toolCalls];
-    if (calls.every((call) => call.index !== undefined)) calls.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+    if (calls.every((call) => call.index !== undefined))
+      calls.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
     return calls.map((call) => {
       // A client must be able to answer the call with a tool message, so it needs an id; one is
       // minted once and kept, so every later toMessage() agrees.
       call.id ??= `call_${randomUUID().replaceAll('-', '').slice(0, 24)}`;
-      return { id: call.id, type: 'function', function: { name: call.name ?? '', arguments: call.arguments } };
+      return {
+        id: call.id,
+        type: 'function',
+        function: { name: call.name ?? '', arguments: call.arguments },
+      };
     });
   }
 }
