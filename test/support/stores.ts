@@ -1,7 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Neo4jConfig } from '../../src/config/load-config';
 import type { MemoryStore } from '../../src/store/memory-store';
+import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 
 /** A way to open a fresh, real store for a test suite. */
@@ -29,5 +31,34 @@ export function storeFactories(): StoreFactory[] {
   if (process.env['REQUIRE_NEO4J'] === '1' && !process.env['NEO4J_URI']) {
     throw new Error('REQUIRE_NEO4J=1 but NEO4J_URI is not set: the Neo4j suites would be skipped');
   }
+  const neo4j = neo4jTestConfig();
+  if (neo4j) {
+    factories.push({
+      name: 'neo4j',
+      // One shared database (Community has one): suites isolate themselves by scope ids.
+      async create() {
+        const store = new Neo4jStore(neo4j);
+        try {
+          await store.init({ embeddingDimensions: TEST_DIMENSIONS });
+        } catch (error) {
+          await store.close();
+          throw error;
+        }
+        return store;
+      },
+    });
+  }
   return factories;
+}
+
+/** The Neo4j connection the test suites use, from NEO4J_URI (and NEO4J_USER/PASSWORD/DATABASE); null when unset. */
+export function neo4jTestConfig(): Neo4jConfig | null {
+  const uri = process.env['NEO4J_URI'];
+  if (!uri) return null;
+  return {
+    uri,
+    user: process.env['NEO4J_USER'] || 'neo4j',
+    password: process.env['NEO4J_PASSWORD'] ?? '',
+    database: process.env['NEO4J_DATABASE'] || 'neo4j',
+  };
 }

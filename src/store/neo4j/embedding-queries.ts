@@ -1,0 +1,108 @@
+import type { PendingEmbedding, Scope } from '../types';
+import { toNumber } from './map-record';
+import type { Neo4jRunner } from './neo4j-runner';
+import { integerParam, scopeParams } from './scope-params';
+
+/** An embedding to store on a message, chunk or tool call. */
+export interface EmbeddingItem {
+  kind: 'message' | 'toolcall';
+  id: string;
+  vector: number[];
+}
+
+// Nodes cleared per transaction, so clearing a large store never builds one huge transaction.
+const CLEAR_BATCH = 5_000;
+
+/** Stores embeddings on nodes of the scope (ids of other scopes are ignored), in one transaction. */
+export async function setEmbeddings(runner: Neo4jRunner, scope: Scope, items: EmbeddingItem[]): Promise<void> {
+  if (items.length === 0) return;
+  const toRows = (kind: EmbeddingItem['kind']) =>
+    items.filter((item) => item.kind === kind).map((item) => ({ id: item.id, vector: item.vector }));
+  await runner.writeTransaction(async (transaction) => {
+    // Plain number arrays arrive as LIST<FLOAT>, the type Community's vector index reads.
+    await transaction.run(
+      `UNWIND $rows AS row
+       MATCH (m:Message {id: row.id}) WHERE m.partition = $partition AND m.instance = $instance
+       SET m.embedding = row.vector, m.needs_embedding = false`,
+      { ...scopeParams(scope), rows: toRows('message') },
+    );
+    await transaction.run(
+      `UNWIND $rows AS row
+       MATCH (t:ToolCall {id: row.id}) WHERE t.partition = $partition AND t.instance = $instance
+       SET t.embedding = row.vector, t.needs_embedding = false`,
+      { ...scopeParams(scope), rows: toRows('toolcall') },
+    );
+  });
+}
+
+/** Embeddings of messages and chunks by id; ids without one are left out. */
+export async function getEmbeddings(runner: Neo4jRunner, scope: Scope, ids: string[]): Promise<Map<string, number[]>> {
+  const embeddings = new Map<string, number[]>();
+  if (ids.length === 0) return embeddings;
+  const rows = await runner.read(
+    `UNWIND $ids AS id
+     MATCH (m:Message {id: id})
+     WHERE m.partition = $partition AND m.instance = $instance AND m.embedding IS NOT NULL
+     RETURN m.id AS id, m.embedding AS embedding`,
+    { ...scopeParams(scope), ids: [...new Set(ids)] },
+  );
+  for (const row of rows) {
+    const vector = (row['embedding'] as unknown[]).map((value) => toNumber(value) ?? 0);
+    embeddings.set(String(row['id']), vector);
+  }
+  return embeddings;
+}
+
+/** Live messages with text, then tool calls, that still lack an embedding, in any scope. */
+export async function pendingEmbeddings(runner: Neo4jRunner, limit: number): Promise<PendingEmbedding[]> {
+  if (limit <= 0) return [];
+  const messages = await runner.read(
+    `MATCH (m:Message) WHERE m.needs_embedding = true AND m.deleted = false
+     RETURN m.partition AS partition, m.instance AS instance, m.id AS id, m.content AS text
+     ORDER BY m.id LIMIT $limit`,
+    { limit: integerParam(limit) },
+  );
+  const pending: PendingEmbedding[] = messages.map((row) => ({
+    scope: { partition: String(row['partition']), instance: String(row['instance']) },
+    kind: 'message',
+    id: String(row['id']),
+    text: String(row['text']),
+  }));
+  const remaining = limit - pending.length;
+  if (remaining <= 0) return pending;
+  const calls = await runner.read(
+    `MATCH (t:ToolCall) WHERE t.needs_embedding = true
+     RETURN t.partition AS partition, t.instance AS instance, t.id AS id, t.tool_name AS toolName,
+            t.arguments AS arguments, t.result AS result
+     ORDER BY t.id LIMIT $limit`,
+    { limit: integerParam(remaining) },
+  );
+  for (const row of calls) {
+    const result = typeof row['result'] === 'string' ? `\n${row['result']}` : '';
+    pending.push({
+      scope: { partition: String(row['partition']), instance: String(row['instance']) },
+      kind: 'toolcall',
+      id: String(row['id']),
+      // The same text the embedded store embeds, so both stores rank tool calls alike.
+      text: `${String(row['toolName'])}(${String(row['arguments'])})${result}`,
+    });
+  }
+  return pending;
+}
+
+/** Removes every embedding in every scope, batch by batch, and marks the nodes pending again. */
+export async function clearEmbeddings(runner: Neo4jRunner): Promise<void> {
+  for (const label of ['Message', 'ToolCall'] as const) {
+    const pendingAgain = label === 'Message' ? "n.content <> ''" : 'true';
+    for (;;) {
+      const rows = await runner.write(
+        `MATCH (n:${label}) WHERE n.embedding IS NOT NULL
+         WITH n LIMIT $batch
+         SET n.embedding = null, n.needs_embedding = ${pendingAgain}
+         RETURN count(n) AS cleared`,
+        { batch: integerParam(CLEAR_BATCH) },
+      );
+      if ((toNumber(rows[0]?.['cleared']) ?? 0) < CLEAR_BATCH) break;
+    }
+  }
+}

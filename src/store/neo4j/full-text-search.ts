@@ -1,0 +1,52 @@
+import type { Scope, ScoredId } from '../types';
+import { toNumber } from './map-record';
+import type { Neo4jRunner } from './neo4j-runner';
+import { INDEX_NAMES } from './schema';
+import { integerParam, scopeParams } from './scope-params';
+
+/** At most this many distinct words go into one query: a pasted document must not become a huge OR. */
+export const MAX_QUERY_TERMS = 64;
+
+// Letters and digits of any script; combining marks stay attached to their letter. The same
+// words the embedded store's query takes, so both stores search for the same terms.
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
+// Every character Lucene's classic query parser treats as syntax.
+const LUCENE_SPECIAL = /[+\-&|!(){}[\]^"~*?:\\/]/g;
+
+/**
+ * Turns arbitrary user text into a safe Lucene query: its words, lowercased (so AND, OR, NOT
+ * and TO are never operators), each escaped and quoted, OR-ed. Null when the text has no words.
+ */
+export function toLuceneQuery(text: string): string | null {
+  const terms = new Set<string>();
+  for (const match of text.matchAll(WORD)) {
+    terms.add(match[0].toLowerCase());
+    if (terms.size === MAX_QUERY_TERMS) break;
+  }
+  if (terms.size === 0) return null;
+  // Words hold no syntax characters, but escaping keeps the query safe by construction.
+  return [...terms].map((term) => `"${term.replace(LUCENE_SPECIAL, (character) => `\\${character}`)}"`).join(' OR ');
+}
+
+/**
+ * BM25 search over message content (turns and chunks) within one scope; score is Lucene's.
+ * The index returns hits best first, so the scope filter stops as soon as it has k of them.
+ */
+export async function fullTextSearch(
+  runner: Neo4jRunner,
+  scope: Scope,
+  options: { text: string; k: number },
+): Promise<ScoredId[]> {
+  const query = toLuceneQuery(options.text);
+  if (query === null || options.k <= 0) return [];
+  const rows = await runner.read(
+    `CALL db.index.fulltext.queryNodes('${INDEX_NAMES.messageText}', $query) YIELD node, score
+     WHERE node.partition = $partition AND node.instance = $instance AND node.deleted = false
+     RETURN node.id AS id, score
+     LIMIT $k`,
+    { ...scopeParams(scope), query, k: integerParam(options.k) },
+  );
+  return rows
+    .map((row) => ({ id: String(row['id']), score: toNumber(row['score']) ?? 0 }))
+    .sort((a, b) => b.score - a.score);
+}

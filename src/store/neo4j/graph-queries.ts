@@ -1,0 +1,84 @@
+import { NEIGHBOUR_SCORES } from '../memory-store';
+import type { Neighbour, Scope, Synapse } from '../types';
+import { toNumber } from './map-record';
+import type { Neo4jRunner } from './neo4j-runner';
+import { scopeParams } from './scope-params';
+
+/** Adds or updates SYNAPSE links; both ends must be messages of the scope, self-links are skipped. */
+export async function addSynapses(runner: Neo4jRunner, scope: Scope, synapses: Synapse[]): Promise<void> {
+  const rows = synapses
+    .filter((synapse) => synapse.fromId !== synapse.toId)
+    .map((synapse) => ({ fromId: synapse.fromId, toId: synapse.toId, score: synapse.score }));
+  if (rows.length === 0) return;
+  await runner.write(
+    `UNWIND $rows AS row
+     MATCH (a:Message {id: row.fromId}) WHERE a.partition = $partition AND a.instance = $instance
+     MATCH (b:Message {id: row.toId}) WHERE b.partition = $partition AND b.instance = $instance
+     MERGE (a)-[link:SYNAPSE]->(b)
+     SET link.score = row.score`,
+    { ...scopeParams(scope), rows },
+  );
+}
+
+/** Synapses between a turn and live turns, either direction, strongest first. */
+export async function getSynapses(runner: Neo4jRunner, scope: Scope, id: string): Promise<Synapse[]> {
+  const rows = await runner.read(
+    `MATCH (m:Message {id: $id, partition: $partition, instance: $instance})-[link:SYNAPSE]-(other:Message)
+     WHERE other.partition = $partition AND other.instance = $instance AND other.deleted = false
+     RETURN startNode(link).id AS fromId, endNode(link).id AS toId, link.score AS score
+     ORDER BY score DESC, fromId, toId`,
+    { ...scopeParams(scope), id },
+  );
+  return rows.map((row) => ({
+    fromId: String(row['fromId']),
+    toId: String(row['toId']),
+    score: toNumber(row['score']) ?? 0,
+  }));
+}
+
+/**
+ * Live neighbours of the given turns over SYNAPSE (its score), RESPONDED_WITH and REPLIES_TO
+ * (NEIGHBOUR_SCORES), both directions, excluding the given ids: each once, with its strongest
+ * link, strongest first, ties by id, as the embedded store ranks them.
+ */
+export async function neighbours(
+  runner: Neo4jRunner,
+  scope: Scope,
+  options: { ids: string[]; limit: number },
+): Promise<Neighbour[]> {
+  if (options.ids.length === 0 || options.limit <= 0) return [];
+  const ids = [...new Set(options.ids)];
+  const rows = await runner.read(
+    `UNWIND $ids AS sourceId
+     MATCH (source:Message {id: sourceId})-[link:SYNAPSE|RESPONDED_WITH|REPLIES_TO]-(other:Message)
+     WHERE source.partition = $partition AND source.instance = $instance
+       AND other.partition = $partition AND other.instance = $instance
+       AND other.deleted = false AND NOT other.id IN $ids
+     RETURN other.id AS id, source.id AS fromId, type(link) AS via,
+            CASE type(link)
+              WHEN 'SYNAPSE' THEN link.score
+              WHEN 'RESPONDED_WITH' THEN $respondedWithScore
+              ELSE $repliesToScore
+            END AS score`,
+    {
+      ...scopeParams(scope),
+      ids,
+      respondedWithScore: NEIGHBOUR_SCORES.RESPONDED_WITH,
+      repliesToScore: NEIGHBOUR_SCORES.REPLIES_TO,
+    },
+  );
+  const best = new Map<string, Neighbour>();
+  for (const row of rows) {
+    const neighbour: Neighbour = {
+      id: String(row['id']),
+      fromId: String(row['fromId']),
+      via: row['via'] as Neighbour['via'],
+      score: toNumber(row['score']) ?? 0,
+    };
+    const known = best.get(neighbour.id);
+    if (!known || neighbour.score > known.score) best.set(neighbour.id, neighbour);
+  }
+  return [...best.values()]
+    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(0, options.limit);
+}

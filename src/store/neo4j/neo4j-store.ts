@@ -1,0 +1,224 @@
+import type { Neo4jConfig } from '../../config/load-config';
+import type { ListMessagesOptions, MemoryStore, StoreHealth, VectorHit, VectorSearchOptions } from '../memory-store';
+import type {
+  AppendedTurn,
+  BranchSummary,
+  CoreMemoryBlock,
+  Neighbour,
+  NewMessage,
+  NewToolCall,
+  PendingEmbedding,
+  Scope,
+  ScoredId,
+  StoredMessage,
+  StoredToolCall,
+  Synapse,
+} from '../types';
+import { appendPath } from './append-path';
+import { getChunks, setChunks } from './chunk-queries';
+import { clearEmbeddings, getEmbeddings, pendingEmbeddings, setEmbeddings, type EmbeddingItem } from './embedding-queries';
+import { fullTextSearch } from './full-text-search';
+import { getBranch } from './get-branch';
+import { addSynapses, getSynapses, neighbours } from './graph-queries';
+import { getCoreMemory, getMeta, getSummary, putCoreMemory, putSummary, setMeta } from './key-value-queries';
+import * as messages from './message-queries';
+import { Neo4jRunner } from './neo4j-runner';
+import { createIdFactory } from './new-id';
+import { ensureSchema, type VectorStrategy } from './schema';
+import { addToolCalls, getToolCall, getToolCallsByMessage } from './tool-call-queries';
+import { vectorSearch } from './vector-search';
+
+/** Options of the Neo4j store: the connection settings, and a clock tests can pin. */
+export type Neo4jStoreOptions = Neo4jConfig & {
+  /** Milliseconds since the epoch for records stored without a timestamp. */
+  clock?: () => number;
+};
+
+/**
+ * The production MemoryStore: DESIGN.md section 3's graph in Neo4j (5.26 LTS or 2025+/2026.x,
+ * Community or Enterprise), parameterised Cypher only, every query confined to one scope.
+ * Several proxy processes may share one database: writers of an instance serialise on its
+ * `Instance` node.
+ */
+export class Neo4jStore implements MemoryStore {
+  readonly kind = 'neo4j' as const;
+  private readonly runner: Neo4jRunner;
+  private readonly clock: () => number;
+  private readonly newId: () => string;
+  private dimensions = 0;
+  private strategy: VectorStrategy = 'scoped';
+  private agent = '';
+
+  constructor(options: Neo4jStoreOptions) {
+    this.runner = new Neo4jRunner(options);
+    this.clock = options.clock ?? Date.now;
+    this.newId = createIdFactory(this.clock);
+  }
+
+  /** The vector search strategy init chose for this server (for health output and tests). */
+  get vectorStrategy(): VectorStrategy {
+    return this.strategy;
+  }
+
+  async init(options: { embeddingDimensions: number }): Promise<void> {
+    this.agent = await this.runner.serverAgent();
+    this.strategy = await ensureSchema(this.runner, { dimensions: options.embeddingDimensions, agent: this.agent });
+    this.dimensions = options.embeddingDimensions;
+  }
+
+  async close(): Promise<void> {
+    await this.runner.close();
+  }
+
+  async health(): Promise<StoreHealth> {
+    try {
+      const agent = await this.runner.serverAgent();
+      return { ok: true, store: 'neo4j', detail: `${agent}, vector search ${this.strategy}` };
+    } catch (error) {
+      return { ok: false, store: 'neo4j', detail: error instanceof Error ? error.message : String(error) };
+    }
+  }
+
+  async appendPath(scope: Scope, input: { parentId: string | null; messages: NewMessage[] }): Promise<AppendedTurn[]> {
+    const now = this.clock();
+    // One timestamp for the whole path, as the embedded store does.
+    return appendPath({ runner: this.runner, scope, ...input, clock: () => now, newId: this.newId });
+  }
+
+  async latestTurn(scope: Scope): Promise<StoredMessage | null> {
+    return messages.latestTurn(this.runner, scope);
+  }
+
+  async findByHash(scope: Scope, contentHash: string, limit: number): Promise<StoredMessage[]> {
+    return messages.findByHash(this.runner, scope, { contentHash, limit });
+  }
+
+  async getBranch(scope: Scope, leafId: string, options: { limit: number }): Promise<StoredMessage[]> {
+    return getBranch(this.runner, scope, { leafId, limit: options.limit });
+  }
+
+  async getMessage(scope: Scope, id: string): Promise<StoredMessage | null> {
+    const [message] = await messages.getMessages(this.runner, scope, [id]);
+    return message ?? null;
+  }
+
+  async getMessages(scope: Scope, ids: string[]): Promise<StoredMessage[]> {
+    return messages.getMessages(this.runner, scope, ids);
+  }
+
+  async getChildren(scope: Scope, parentId: string): Promise<StoredMessage[]> {
+    return messages.getChildren(this.runner, scope, parentId);
+  }
+
+  async getRespondedWith(scope: Scope, id: string): Promise<StoredMessage | null> {
+    return messages.getRespondedWith(this.runner, scope, id);
+  }
+
+  async listMessages(scope: Scope, options: ListMessagesOptions): Promise<StoredMessage[]> {
+    return messages.listMessages(this.runner, scope, options);
+  }
+
+  async countMessages(scope: Scope): Promise<number> {
+    return messages.countMessages(this.runner, scope);
+  }
+
+  async setChunks(scope: Scope, parentId: string, chunks: { content: string; tokenCount: number }[]): Promise<StoredMessage[]> {
+    return setChunks({ runner: this.runner, scope, parentId, chunks, newId: this.newId });
+  }
+
+  async getChunks(scope: Scope, parentId: string): Promise<StoredMessage[]> {
+    return getChunks(this.runner, scope, parentId);
+  }
+
+  async addToolCalls(scope: Scope, messageId: string, calls: NewToolCall[]): Promise<StoredToolCall[]> {
+    return addToolCalls({ runner: this.runner, scope, messageId, calls, clock: this.clock, newId: this.newId });
+  }
+
+  async getToolCall(scope: Scope, id: string): Promise<StoredToolCall | null> {
+    return getToolCall(this.runner, scope, id);
+  }
+
+  async getToolCallsByMessage(scope: Scope, messageId: string): Promise<StoredToolCall[]> {
+    return getToolCallsByMessage(this.runner, scope, messageId);
+  }
+
+  async setEmbeddings(scope: Scope, items: EmbeddingItem[]): Promise<void> {
+    for (const item of items) this.checkDimensions(item.vector);
+    await setEmbeddings(this.runner, scope, items);
+  }
+
+  async getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>> {
+    return getEmbeddings(this.runner, scope, ids);
+  }
+
+  async pendingEmbeddings(limit: number): Promise<PendingEmbedding[]> {
+    return pendingEmbeddings(this.runner, limit);
+  }
+
+  async clearEmbeddings(): Promise<void> {
+    await clearEmbeddings(this.runner);
+  }
+
+  async vectorSearch(scope: Scope, vector: number[], options: VectorSearchOptions): Promise<VectorHit[]> {
+    this.checkDimensions(vector);
+    // A zero vector has no direction: nothing is similar to it.
+    if (options.k <= 0 || vector.every((value) => value === 0)) return [];
+    return vectorSearch({
+      runner: this.runner,
+      scope,
+      vector,
+      k: options.k,
+      includeToolCalls: options.includeToolCalls === true,
+      strategy: this.strategy,
+      dimensions: this.dimensions,
+    });
+  }
+
+  async fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]> {
+    return fullTextSearch(this.runner, scope, { text, k: options.k });
+  }
+
+  async addSynapses(scope: Scope, synapses: Synapse[]): Promise<void> {
+    await addSynapses(this.runner, scope, synapses);
+  }
+
+  async getSynapses(scope: Scope, id: string): Promise<Synapse[]> {
+    return getSynapses(this.runner, scope, id);
+  }
+
+  async neighbours(scope: Scope, ids: string[], options: { limit: number }): Promise<Neighbour[]> {
+    return neighbours(this.runner, scope, { ids, limit: options.limit });
+  }
+
+  async getCoreMemory(scope: Scope): Promise<CoreMemoryBlock[]> {
+    return getCoreMemory(this.runner, scope);
+  }
+
+  async putCoreMemory(scope: Scope, block: CoreMemoryBlock): Promise<void> {
+    await putCoreMemory(this.runner, scope, block);
+  }
+
+  async getSummary(scope: Scope, boundaryId: string): Promise<BranchSummary | null> {
+    return getSummary(this.runner, scope, boundaryId);
+  }
+
+  async putSummary(scope: Scope, summary: BranchSummary): Promise<void> {
+    await putSummary(this.runner, scope, summary);
+  }
+
+  async getMeta(key: string): Promise<string | null> {
+    return getMeta(this.runner, key);
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    await setMeta(this.runner, key, value);
+  }
+
+  private checkDimensions(vector: readonly number[]): void {
+    // A vector of another length would be stored and then never match anything (the index
+    // skips it); reject it where the mistake is made, as the embedded store does.
+    if (this.dimensions > 0 && vector.length !== this.dimensions) {
+      throw new RangeError(`vector has ${vector.length} dimensions; the store was opened with ${this.dimensions}`);
+    }
+  }
+}

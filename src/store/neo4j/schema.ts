@@ -1,0 +1,154 @@
+import type { Row, Neo4jRunner } from './neo4j-runner';
+
+/** Names of the indexes the queries name explicitly. */
+export const INDEX_NAMES = {
+  messageVector: 'message_embedding',
+  toolCallVector: 'toolcall_embedding',
+  messageText: 'message_content',
+  toolCallText: 'toolcall_text',
+} as const;
+
+/**
+ * How vector search keeps to one scope: `filtered` filters inside the index (CYPHER 25
+ * SEARCH ... WHERE, Neo4j 2026.01+); `scoped` scans small scopes exactly and over-fetches from
+ * the index for large ones (5.26 LTS and any server whose index lacks the filter properties).
+ */
+export type VectorStrategy = 'filtered' | 'scoped';
+
+/** The properties a filtered vector index carries beside the embedding, in order. */
+export const VECTOR_FILTER_PROPERTIES = {
+  Message: ['partition', 'instance', 'deleted'],
+  ToolCall: ['partition', 'instance'],
+} as const;
+
+/** Constraints and range/full-text indexes: all idempotent, none depends on configuration. */
+export const SCHEMA_STATEMENTS: readonly string[] = [
+  'CREATE CONSTRAINT message_id IF NOT EXISTS FOR (m:Message) REQUIRE m.id IS UNIQUE',
+  'CREATE CONSTRAINT toolcall_id IF NOT EXISTS FOR (t:ToolCall) REQUIRE t.id IS UNIQUE',
+  'CREATE CONSTRAINT topic_id IF NOT EXISTS FOR (t:Topic) REQUIRE t.id IS UNIQUE',
+  // Composite uniqueness is Community; MERGE on it is what serialises writers of an instance.
+  'CREATE CONSTRAINT instance_scope IF NOT EXISTS FOR (i:Instance) REQUIRE (i.partition, i.instance) IS UNIQUE',
+  'CREATE CONSTRAINT core_memory_name IF NOT EXISTS FOR (c:CoreMemory) REQUIRE (c.partition, c.instance, c.name) IS UNIQUE',
+  'CREATE CONSTRAINT summary_boundary IF NOT EXISTS FOR (s:Summary) REQUIRE (s.partition, s.instance, s.boundary_id) IS UNIQUE',
+  'CREATE CONSTRAINT meta_key IF NOT EXISTS FOR (m:Meta) REQUIRE m.key IS UNIQUE',
+  'CREATE INDEX message_scope_seq IF NOT EXISTS FOR (m:Message) ON (m.partition, m.instance, m.seq)',
+  'CREATE INDEX message_scope_hash IF NOT EXISTS FOR (m:Message) ON (m.partition, m.instance, m.content_hash)',
+  'CREATE INDEX message_scope_timestamp IF NOT EXISTS FOR (m:Message) ON (m.partition, m.instance, m.timestamp)',
+  'CREATE INDEX message_chunk_parent IF NOT EXISTS FOR (m:Message) ON (m.chunk_parent_id)',
+  'CREATE INDEX message_needs_embedding IF NOT EXISTS FOR (m:Message) ON (m.needs_embedding)',
+  'CREATE INDEX toolcall_scope_message IF NOT EXISTS FOR (t:ToolCall) ON (t.partition, t.instance, t.message_id)',
+  'CREATE INDEX toolcall_needs_embedding IF NOT EXISTS FOR (t:ToolCall) ON (t.needs_embedding)',
+  'CREATE INDEX topic_scope IF NOT EXISTS FOR (t:Topic) ON (t.partition, t.instance)',
+  `CREATE FULLTEXT INDEX ${INDEX_NAMES.messageText} IF NOT EXISTS FOR (m:Message) ON EACH [m.content]`,
+  `CREATE FULLTEXT INDEX ${INDEX_NAMES.toolCallText} IF NOT EXISTS FOR (t:ToolCall) ON EACH [t.tool_name, t.arguments, t.result]`,
+];
+
+/** Whether a server agent ("Neo4j/2026.01.0", "Neo4j/5.26.30") has filtered vector search. */
+export function supportsFilteredVectorSearch(agent: string): boolean {
+  const match = /(\d+)\.(\d+)/.exec(agent);
+  if (!match) return false;
+  const major = Number(match[1]);
+  const minor = Number(match[2]);
+  // Calendar versions: 2026.01 is the first with SEARCH ... WHERE on declared filter properties.
+  return major > 2026 || (major === 2026 && minor >= 1);
+}
+
+/**
+ * Creates constraints and indexes idempotently, makes each vector index match the configured
+ * dimensions (recreating it when they changed) and waits until every index is online.
+ */
+export async function ensureSchema(
+  runner: Neo4jRunner,
+  options: { dimensions: number; agent: string },
+): Promise<VectorStrategy> {
+  const { dimensions } = options;
+  if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4096) {
+    throw new Error(`embedding dimensions must be a whole number from 1 to 4096, got ${dimensions}`);
+  }
+  for (const statement of SCHEMA_STATEMENTS) await runSchemaStatement(runner, statement);
+  let filtered = supportsFilteredVectorSearch(options.agent);
+  for (const label of ['Message', 'ToolCall'] as const) {
+    const ok = await ensureVectorIndex(runner, { label, dimensions, filtered });
+    // A server that refuses filter properties after all keeps a plain index and the scoped strategy.
+    filtered = filtered && ok;
+  }
+  await runner.write('CALL db.awaitIndexes(300)');
+  return filtered ? 'filtered' : 'scoped';
+}
+
+async function ensureVectorIndex(
+  runner: Neo4jRunner,
+  options: { label: 'Message' | 'ToolCall'; dimensions: number; filtered: boolean },
+): Promise<boolean> {
+  const { label, dimensions } = options;
+  const name = label === 'Message' ? INDEX_NAMES.messageVector : INDEX_NAMES.toolCallVector;
+  const wanted = options.filtered ? [...VECTOR_FILTER_PROPERTIES[label]] : [];
+  const existing = await findVectorIndex(runner, label);
+  if (existing && (existing.name !== name || existing.dimensions !== dimensions || !sameList(existing.filters, wanted))) {
+    // A vector index only indexes vectors of its own dimensions: after a model change (or an
+    // upgrade that brings filtering) it must be rebuilt. The embeddings stay on the nodes.
+    await runner.write(`DROP INDEX ${quoteName(existing.name)} IF EXISTS`);
+  } else if (existing) {
+    return wanted.length > 0;
+  }
+  const indexOptions = `OPTIONS {indexConfig: {\`vector.dimensions\`: ${dimensions}, \`vector.similarity_function\`: 'cosine'}}`;
+  if (options.filtered) {
+    const filters = wanted.map((property) => `v.${property}`).join(', ');
+    try {
+      await runSchemaStatement(
+        runner,
+        `CYPHER 25 CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (v:${label}) ON v.embedding WITH [${filters}] ${indexOptions}`,
+      );
+      return true;
+    } catch (error) {
+      if (!isSyntaxError(error)) throw error;
+    }
+  }
+  await runSchemaStatement(runner, `CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (v:${label}) ON v.embedding ${indexOptions}`);
+  return false;
+}
+
+async function findVectorIndex(
+  runner: Neo4jRunner,
+  label: string,
+): Promise<{ name: string; dimensions: number | null; filters: string[] } | null> {
+  const rows = await runner.read(
+    `SHOW INDEXES YIELD name, type, labelsOrTypes, properties, options
+     WHERE type = 'VECTOR' AND labelsOrTypes = [$label] AND properties[0] = 'embedding'
+     RETURN name, properties, options`,
+    { label },
+  );
+  const row: Row | undefined = rows[0];
+  if (!row) return null;
+  const config = ((row['options'] as Row | null)?.['indexConfig'] ?? {}) as Row;
+  const dimensions = config['vector.dimensions'];
+  return {
+    name: String(row['name']),
+    dimensions: typeof dimensions === 'number' ? dimensions : null,
+    filters: (row['properties'] as string[]).slice(1),
+  };
+}
+
+async function runSchemaStatement(runner: Neo4jRunner, statement: string): Promise<void> {
+  try {
+    await runner.write(statement);
+  } catch (error) {
+    // Two proxies starting at once: the other one created it first, which is what we wanted.
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && /^Neo\.ClientError\.Schema\.\w*AlreadyExists$/.test(code)) return;
+    throw error;
+  }
+}
+
+function isSyntaxError(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === 'Neo.ClientError.Statement.SyntaxError' || code === 'Neo.ClientError.Statement.ArgumentError';
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((value, index) => value === b[index]);
+}
+
+function quoteName(name: string): string {
+  return `\`${name.replaceAll('`', '``')}\``;
+}

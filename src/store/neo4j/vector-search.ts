@@ -1,0 +1,115 @@
+import type { VectorHit } from '../memory-store';
+import type { Scope } from '../types';
+import { toNumber } from './map-record';
+import type { Neo4jRunner, Row } from './neo4j-runner';
+import { INDEX_NAMES, type VectorStrategy } from './schema';
+import { integerParam, scopeParams } from './scope-params';
+
+/** Inputs of vectorSearch. */
+export interface VectorSearchInput {
+  runner: Neo4jRunner;
+  scope: Scope;
+  vector: number[];
+  k: number;
+  includeToolCalls: boolean;
+  strategy: VectorStrategy;
+  dimensions: number;
+}
+
+/** Scopes with at most this many embedded nodes are scanned exactly: cheap, and never misses. */
+export const EXACT_SCAN_LIMIT = 5_000;
+// Over-fetching from the unfiltered index stops growing here and falls back to the exact scan.
+const MAX_OVERFETCH = 20_000;
+
+type Target = { label: 'Message' | 'ToolCall'; kind: VectorHit['kind']; index: string; live: string };
+
+const TARGETS: Record<VectorHit['kind'], Target> = {
+  message: { label: 'Message', kind: 'message', index: INDEX_NAMES.messageVector, live: 'n.deleted = false' },
+  toolcall: { label: 'ToolCall', kind: 'toolcall', index: INDEX_NAMES.toolCallVector, live: 'true' },
+};
+
+/**
+ * Nearest messages and chunks (and tool calls on request) of one scope by cosine similarity,
+ * best first. Neo4j scores cosine as (1 + cos) / 2; hits are mapped back to plain cosine so
+ * scores mean the same as the embedded store's.
+ */
+export async function vectorSearch(input: VectorSearchInput): Promise<VectorHit[]> {
+  if (input.k <= 0) return [];
+  const kinds: VectorHit['kind'][] = input.includeToolCalls ? ['message', 'toolcall'] : ['message'];
+  const hits: VectorHit[] = [];
+  for (const kind of kinds) {
+    const target = TARGETS[kind];
+    const rows =
+      input.strategy === 'filtered' ? await filteredSearch(input, target) : await scopedSearch(input, target);
+    for (const row of rows) {
+      hits.push({ id: String(row['id']), kind, score: 2 * (toNumber(row['score']) ?? 0) - 1 });
+    }
+  }
+  return hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, input.k);
+}
+
+// The filter properties live in the index (WITH [...] at creation), so the index itself returns
+// the scope's top k however many closer vectors other scopes have.
+async function filteredSearch(input: VectorSearchInput, target: Target): Promise<Row[]> {
+  const liveFilter = target.label === 'Message' ? ' AND n.deleted = false' : '';
+  return input.runner.read(
+    `CYPHER 25
+     MATCH (n:${target.label})
+       SEARCH n IN (
+         VECTOR INDEX ${target.index}
+         FOR $vector
+         WHERE n.partition = $partition AND n.instance = $instance${liveFilter}
+         LIMIT $k
+       ) SCORE AS score
+     RETURN n.id AS id, score`,
+    { ...scopeParams(input.scope), vector: input.vector, k: integerParam(input.k) },
+  );
+}
+
+/**
+ * Without in-index filtering: a scope small enough is scanned exactly (its nodes come from the
+ * scope index, not the vector index); a larger one over-fetches from the whole index with a
+ * growing k until k of its own hits come back, and falls back to the exact scan if they never do.
+ */
+async function scopedSearch(input: VectorSearchInput, target: Target): Promise<Row[]> {
+  const params = { ...scopeParams(input.scope), vector: input.vector, dimensions: integerParam(input.dimensions) };
+  const counted = await input.runner.read(
+    `MATCH (n:${target.label} {partition: $partition, instance: $instance})
+     WHERE n.embedding IS NOT NULL
+     WITH n LIMIT $cap
+     RETURN count(n) AS embedded`,
+    { ...params, cap: integerParam(EXACT_SCAN_LIMIT + 1) },
+  );
+  const embedded = toNumber(counted[0]?.['embedded']) ?? 0;
+  if (embedded === 0) return [];
+  if (embedded <= EXACT_SCAN_LIMIT) return exactScan(input, target);
+  for (let fetch = Math.max(input.k * 8, 100); fetch <= MAX_OVERFETCH; fetch *= 4) {
+    const rows = await input.runner.read(
+      `CALL db.index.vector.queryNodes('${target.index}', $fetch, $vector) YIELD node AS n, score
+       WHERE n.partition = $partition AND n.instance = $instance AND ${target.live}
+       RETURN n.id AS id, score
+       ORDER BY score DESC LIMIT $k`,
+      { ...params, fetch: integerParam(fetch), k: integerParam(input.k) },
+    );
+    if (rows.length >= input.k) return rows;
+  }
+  return exactScan(input, target);
+}
+
+async function exactScan(input: VectorSearchInput, target: Target): Promise<Row[]> {
+  // Vectors of another model's dimensions (before a re-embed finishes) cannot be compared.
+  return input.runner.read(
+    `MATCH (n:${target.label} {partition: $partition, instance: $instance})
+     WHERE n.embedding IS NOT NULL AND size(n.embedding) = $dimensions AND ${target.live}
+     WITH n, vector.similarity.cosine(n.embedding, $vector) AS score
+     WHERE score IS NOT NULL
+     RETURN n.id AS id, score
+     ORDER BY score DESC LIMIT $k`,
+    {
+      ...scopeParams(input.scope),
+      vector: input.vector,
+      dimensions: integerParam(input.dimensions),
+      k: integerParam(input.k),
+    },
+  );
+}
