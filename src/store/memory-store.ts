@@ -43,6 +43,17 @@ export interface VectorHit extends ScoredId {
   kind: 'message' | 'toolcall';
 }
 
+/**
+ * The scores `neighbours` gives structural links (a SYNAPSE keeps its own score), so both
+ * adapters rank graph expansion alike.
+ */
+export const NEIGHBOUR_SCORES = {
+  /** The question of an answer or the answer of a question: as strong as a link gets. */
+  RESPONDED_WITH: 1,
+  /** The parent or a child in the conversation tree: adjacent, but maybe a change of subject. */
+  REPLIES_TO: 0.9,
+} as const;
+
 /** Whether the store answers, and what it is. */
 export interface StoreHealth {
   ok: boolean;
@@ -71,7 +82,8 @@ export interface MemoryStore {
    * role and content hash is not stored again: the existing child is returned (created=false)
    * and the path continues from it. New turns get the next instance sequence numbers, without
    * gaps or duplicates even under concurrent writers. An assistant turn whose parent is a user
-   * turn also gets `(user)-[:RESPONDED_WITH]->(assistant)`.
+   * turn also gets `(user)-[:RESPONDED_WITH]->(assistant)`. Rejects when `parentId` is not a turn
+   * of the scope.
    */
   appendPath(scope: Scope, input: { parentId: string | null; messages: NewMessage[] }): Promise<AppendedTurn[]>;
 
@@ -87,7 +99,7 @@ export interface MemoryStore {
   getMessages(scope: Scope, ids: string[]): Promise<StoredMessage[]>;
   /** The turns that REPLY_TO `parentId`, oldest first. */
   getChildren(scope: Scope, parentId: string): Promise<StoredMessage[]>;
-  /** The partner of a turn over RESPONDED_WITH (the answer of a user turn, or the question of an answer). */
+  /** The partner of a turn over RESPONDED_WITH (the latest answer of a user turn, or the question of an answer). */
   getRespondedWith(scope: Scope, id: string): Promise<StoredMessage | null>;
   /** Turns of an instance in seq order (chunks excluded). */
   listMessages(scope: Scope, options: ListMessagesOptions): Promise<StoredMessage[]>;
@@ -112,7 +124,7 @@ export interface MemoryStore {
   pendingEmbeddings(limit: number): Promise<PendingEmbedding[]>;
   /** Removes every embedding (before re-embedding with another model). */
   clearEmbeddings(): Promise<void>;
-  /** Nearest neighbours by cosine similarity within the scope (messages and chunks; tool calls on request). */
+  /** Nearest neighbours by cosine similarity (the score, -1..1) within the scope (messages and chunks; tool calls on request). */
   vectorSearch(scope: Scope, vector: number[], options: VectorSearchOptions): Promise<VectorHit[]>;
   /** BM25 full-text search over message content within the scope; the text is user text, never syntax. */
   fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]>;
@@ -121,7 +133,11 @@ export interface MemoryStore {
   addSynapses(scope: Scope, synapses: Synapse[]): Promise<void>;
   /** Synapses touching a turn, either direction, strongest first. */
   getSynapses(scope: Scope, id: string): Promise<Synapse[]>;
-  /** Graph neighbours of the given turns over SYNAPSE, RESPONDED_WITH and REPLIES_TO (both ways), excluding the given ids. */
+  /**
+   * Graph neighbours of the given turns over SYNAPSE, RESPONDED_WITH and REPLIES_TO (both ways),
+   * excluding the given ids, each once with its strongest link (scored per NEIGHBOUR_SCORES),
+   * strongest first.
+   */
   neighbours(scope: Scope, ids: string[], options: { limit: number }): Promise<Neighbour[]>;
 
   /** The pinned core-memory blocks of the instance, by name. */

@@ -1,4 +1,4 @@
-import { TopK } from './top-k';
+import type { TopK } from './top-k';
 import { decodeVector } from './vector-codec';
 
 /** A stored vector as the raw vector statements return it: the id and its Float32 BLOB. */

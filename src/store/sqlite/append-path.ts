@@ -1,0 +1,105 @@
+import { ulid } from 'ulid';
+import type Database from 'better-sqlite3';
+import { NotFoundError } from '../../errors';
+import type { AppendedTurn, NewMessage, Scope } from '../types';
+import { makeSnippet } from './make-snippet';
+import { toStoredMessage, type MessageRow } from './message-row';
+import { scopeParams } from './scope-sql';
+import type { Statements } from './statements';
+
+/** What appendPath stores: a path of turns below `parentId` (null: a new root). */
+export interface AppendPathInput {
+  parentId: string | null;
+  messages: NewMessage[];
+}
+
+/**
+ * Builds appendPath as one transaction. Run it with `.immediate()`: taking the write lock
+ * before the dedupe lookup is what keeps two processes from both missing the same child and
+ * storing it twice, and from handing out the same seq.
+ */
+export function createAppendPath(options: {
+  db: Database.Database;
+  statements: Statements;
+  clock: () => number;
+}): Database.Transaction<(scope: Scope, input: AppendPathInput) => AppendedTurn[]> {
+  const { db, statements, clock } = options;
+  return db.transaction((scope: Scope, input: AppendPathInput): AppendedTurn[] => {
+    const params = scopeParams(scope);
+    let parent: MessageRow | null = null;
+    if (input.parentId !== null) {
+      parent = statements.messageById.get({ ...params, id: input.parentId }) ?? null;
+      if (parent === null || parent.is_chunk === 1) {
+        throw new NotFoundError(`turn ${input.parentId} does not exist in this scope`, 'parentId');
+      }
+    }
+    const now = clock();
+    const turns: AppendedTurn[] = [];
+    for (const message of input.messages) {
+      const existing = statements.existingChild.get({
+        ...params,
+        parentId: parent?.id ?? null,
+        role: message.role,
+        contentHash: message.contentHash,
+      });
+      if (existing !== undefined) {
+        turns.push({ message: toStoredMessage(existing), created: false });
+        parent = existing;
+        continue;
+      }
+      const row = insertTurn({
+        statements,
+        params,
+        parent,
+        message,
+        timestamp: message.timestamp ?? now,
+      });
+      turns.push({ message: toStoredMessage(row), created: true });
+      parent = row;
+    }
+    return turns;
+  });
+}
+
+function insertTurn(options: {
+  statements: Statements;
+  params: { partition: string; instance: string };
+  parent: MessageRow | null;
+  message: NewMessage;
+  timestamp: number;
+}): MessageRow {
+  const { statements, params, parent, message, timestamp } = options;
+  const seq = statements.nextSeq.get(params);
+  if (seq === undefined) throw new Error('instance counter returned no sequence number');
+  const row = statements.insertMessage.get({
+    ...params,
+    id: ulid(),
+    role: message.role,
+    seq,
+    timestamp,
+    tokenCount: message.tokenCount,
+    branchTokens: (parent?.branch_tokens ?? 0) + message.tokenCount,
+    contentHash: message.contentHash,
+    parentId: parent?.id ?? null,
+    model: message.model ?? null,
+    traceId: message.traceId ?? null,
+    isChunk: 0,
+    chunkIndex: null,
+    chunkParentId: null,
+    snippet: makeSnippet(message.content),
+    metadata: JSON.stringify(message.metadata ?? {}),
+    content: message.content,
+    raw: JSON.stringify(message.raw),
+  });
+  if (row === undefined) throw new Error('insert returned no row');
+  if (message.role === 'assistant' && parent?.role === 'user') {
+    statements.insertEdge.run({
+      ...params,
+      type: 'RESPONDED_WITH',
+      fromId: parent.id,
+      toId: row.id,
+      score: 1,
+    });
+  }
+  return row;
+}

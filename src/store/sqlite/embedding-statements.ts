@@ -1,0 +1,62 @@
+import type Database from 'better-sqlite3';
+import type { VectorRow } from './collect-nearest';
+import { IDS, IN_SCOPE, type ByIdParams, type ByIdsParams, type ScopeParams } from './scope-sql';
+
+/** Statements of embeddings, vector scans and full-text search. */
+export function prepareEmbeddingStatements(db: Database.Database) {
+  return {
+    setMessageEmbedding: db.prepare<ByIdParams & { vector: Buffer }>(
+      `UPDATE messages SET embedding = @vector WHERE ${IN_SCOPE} AND id = @id`,
+    ),
+    setToolCallEmbedding: db.prepare<ByIdParams & { vector: Buffer }>(
+      `UPDATE tool_calls SET embedding = @vector WHERE ${IN_SCOPE} AND id = @id`,
+    ),
+    embeddingsByIds: db
+      .prepare<ByIdsParams, VectorRow>(
+        `SELECT id, embedding FROM messages
+          WHERE ${IN_SCOPE} AND id IN (${IDS}) AND embedding IS NOT NULL`,
+      )
+      .raw(),
+    messageVectors: db
+      .prepare<ScopeParams, VectorRow>(
+        `SELECT id, embedding FROM messages
+          WHERE ${IN_SCOPE} AND deleted = 0 AND embedding IS NOT NULL`,
+      )
+      .raw(),
+    toolCallVectors: db
+      .prepare<ScopeParams, VectorRow>(
+        `SELECT id, embedding FROM tool_calls WHERE ${IN_SCOPE} AND embedding IS NOT NULL`,
+      )
+      .raw(),
+    // Turns without text (an assistant turn that only calls tools) have nothing to embed.
+    pendingMessages: db.prepare<
+      { limit: number },
+      { partition: string; instance: string; id: string; content: string }
+    >(
+      `SELECT partition, instance, id, content FROM messages
+        WHERE embedding IS NULL AND deleted = 0 AND content <> '' ORDER BY pk LIMIT @limit`,
+    ),
+    pendingToolCalls: db.prepare<
+      { limit: number },
+      ScopeParams & { id: string; toolName: string; arguments: string; result: string | null }
+    >(
+      `SELECT partition, instance, id, tool_name AS toolName, arguments, result FROM tool_calls
+        WHERE embedding IS NULL ORDER BY pk LIMIT @limit`,
+    ),
+    clearMessageEmbeddings: db.prepare(
+      'UPDATE messages SET embedding = NULL WHERE embedding IS NOT NULL',
+    ),
+    clearToolCallEmbeddings: db.prepare(
+      'UPDATE tool_calls SET embedding = NULL WHERE embedding IS NOT NULL',
+    ),
+    // bm25() is lower-is-better; the interface wants higher-is-better. CROSS JOIN keeps the
+    // full-text index as the driving table, so the scope filter never scans the instance.
+    fullText: db.prepare<ScopeParams & { query: string; k: number }, { id: string; score: number }>(
+      `SELECT m.id AS id, -bm25(messages_fts) AS score
+         FROM messages_fts CROSS JOIN messages m ON m.pk = messages_fts.rowid
+        WHERE messages_fts MATCH @query AND m.partition = @partition
+          AND m.instance = @instance AND m.deleted = 0
+        ORDER BY bm25(messages_fts) LIMIT @k`,
+    ),
+  };
+}

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import { ulid } from 'ulid';
+import { NotFoundError } from '../../errors';
+import type { Scope, StoredMessage } from '../types';
+import { makeSnippet } from './make-snippet';
+import { toStoredMessage } from './message-row';
+import { scopeParams } from './scope-sql';
+import type { Statements } from './statements';
+
+/**
+ * Replaces the chunks of a long turn (run inside a transaction): old chunk rows and their
+ * links go, new ones come in order. Chunks sit outside the conversation tree (no parent, seq
+ * 0) and inherit the role, timestamp, model and trace of the turn they are `CHUNK_OF`.
+ */
+export function replaceChunks(options: {
+  statements: Statements;
+  scope: Scope;
+  parentId: string;
+  chunks: { content: string; tokenCount: number }[];
+}): StoredMessage[] {
+  const { statements, scope, parentId, chunks } = options;
+  const params = scopeParams(scope);
+  const parent = statements.messageById.get({ ...params, id: parentId });
+  if (parent === undefined || parent.is_chunk === 1) {
+    throw new NotFoundError(`turn ${parentId} does not exist in this scope`, 'parentId');
+  }
+  statements.deleteChunkEdges.run({ ...params, parentId });
+  statements.deleteChunks.run({ ...params, parentId });
+  return chunks.map((chunk, index) => {
+    const row = statements.insertMessage.get({
+      ...params,
+      id: ulid(),
+      role: parent.role,
+      seq: 0,
+      timestamp: parent.timestamp,
+      tokenCount: chunk.tokenCount,
+      // A chunk has no ancestors along REPLIES_TO, so its branch is itself.
+      branchTokens: chunk.tokenCount,
+      contentHash: createHash('sha256').update(chunk.content).digest('hex').slice(0, 32),
+      parentId: null,
+      model: parent.model,
+      traceId: parent.trace_id,
+      isChunk: 1,
+      chunkIndex: index,
+      chunkParentId: parent.id,
+      snippet: makeSnippet(chunk.content),
+      metadata: '{}',
+      content: chunk.content,
+      raw: JSON.stringify({ role: parent.role, content: chunk.content }),
+    });
+    if (row === undefined) throw new Error('insert returned no row');
+    return toStoredMessage(row);
+  });
+}

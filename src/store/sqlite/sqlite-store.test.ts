@@ -1,0 +1,264 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../../errors';
+import type { NewMessage, Scope, TurnRole } from '../types';
+import { SqliteStore } from './sqlite-store';
+
+const DIMENSIONS = 4;
+const WRITER = fileURLToPath(new URL('./concurrent-writer.fixture.ts', import.meta.url));
+const scope: Scope = { partition: 'p', instance: 'i' };
+
+const opened: SqliteStore[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+function tempDir(): string {
+  return mkdtempSync(path.join(tmpdir(), 'sqlite-store-test-'));
+}
+
+async function openStore(dataDir = tempDir(), clock?: () => number): Promise<SqliteStore> {
+  const store = new SqliteStore({ dataDir, clock });
+  await store.init({ embeddingDimensions: DIMENSIONS });
+  opened.push(store);
+  return store;
+}
+
+function turn(role: TurnRole, content: string): NewMessage {
+  const contentHash = createHash('sha256').update(`${role}:${content}`).digest('hex').slice(0, 32);
+  return { role, content, raw: { role, content }, contentHash, tokenCount: 3 };
+}
+
+/** Soft-deletes a turn the way a later delete operation will: the interface has no delete yet. */
+function markDeleted(store: SqliteStore, id: string): void {
+  const db = new Database(store.file);
+  db.prepare('UPDATE messages SET deleted = 1 WHERE id = ?').run(id);
+  db.close();
+}
+
+describe('SqliteStore', () => {
+  it('creates <dataDir>/memory.sqlite in WAL mode, making missing directories', async () => {
+    const dataDir = path.join(tempDir(), 'nested', 'data');
+    const store = await openStore(dataDir);
+    expect(existsSync(path.join(dataDir, 'memory.sqlite'))).toBe(true);
+    expect(await store.health()).toEqual({ ok: true, store: 'sqlite', detail: store.file });
+    const db = new Database(store.file, { readonly: true });
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    db.close();
+  });
+
+  it('keeps data across reopening, with timestamps from the injected clock', async () => {
+    const dataDir = tempDir();
+    const first = await openStore(dataDir, () => 42_000);
+    const [stored] = await first.appendPath(scope, {
+      parentId: null,
+      messages: [turn('user', 'persist')],
+    });
+    await first.close();
+    const second = await openStore(dataDir);
+    expect(await second.getMessage(scope, stored!.message.id)).toEqual(stored!.message);
+    expect(stored!.message.timestamp).toBe(42_000);
+  });
+
+  it('refuses a database written by a newer schema, and methods of an unopened store reject', async () => {
+    const dataDir = tempDir();
+    await (await openStore(dataDir)).close();
+    const db = new Database(path.join(dataDir, 'memory.sqlite'));
+    db.pragma('user_version = 99');
+    db.close();
+    await expect(openStore(dataDir)).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(new SqliteStore({ dataDir }).countMessages(scope)).rejects.toBeInstanceOf(
+      StoreUnavailableError,
+    );
+  });
+
+  it('rejects vectors of other dimensions instead of storing unmatchable ones', async () => {
+    const store = await openStore();
+    const [stored] = await store.appendPath(scope, {
+      parentId: null,
+      messages: [turn('user', 'v')],
+    });
+    const id = stored!.message.id;
+    await expect(
+      store.setEmbeddings(scope, [{ kind: 'message', id, vector: [1, 0] }]),
+    ).rejects.toThrow(RangeError);
+    await expect(store.vectorSearch(scope, [1, 0, 0], { k: 1 })).rejects.toThrow(RangeError);
+    expect(await store.vectorSearch(scope, [0, 0, 0, 0], { k: 1 })).toEqual([]);
+  });
+
+  it('gives gapless seq to two store objects sharing one dataDir', async () => {
+    const dataDir = tempDir();
+    const [a, b] = [await openStore(dataDir), await openStore(dataDir)];
+    await Promise.all(
+      Array.from({ length: 40 }, (_, index) =>
+        (index % 2 === 0 ? a : b).appendPath(scope, {
+          parentId: null,
+          messages: [turn('user', `turn ${index}`), turn('assistant', 'reply')],
+        }),
+      ),
+    );
+    const seqs = (await a.listMessages(scope, { limit: 1000 })).map((message) => message.seq);
+    expect(seqs).toEqual(Array.from({ length: 80 }, (_, index) => index + 1));
+    const path = { parentId: null, messages: [turn('user', 'shared'), turn('assistant', 'once')] };
+    const [fromA, fromB] = await Promise.all([
+      a.appendPath(scope, path),
+      b.appendPath(scope, path),
+    ]);
+    expect(fromB!.map((entry) => entry.message)).toEqual(fromA!.map((entry) => entry.message));
+    expect(await b.countMessages(scope)).toBe(82);
+  });
+
+  it('gives gapless seq and stores shared turns once across concurrent processes', async () => {
+    const dataDir = tempDir();
+    await (await openStore(dataDir)).close();
+    const writers = ['a', 'b', 'c'].map((label) => startWriter([dataDir, 'p', 'i', label, '60']));
+    await Promise.all(writers.map((writer) => writer.ready));
+    for (const writer of writers) writer.go();
+    const results = await Promise.all(writers.map((writer) => writer.result));
+
+    const store = await openStore(dataDir);
+    const listed = await store.listMessages(scope, { limit: 1000 });
+    expect(listed.map((message) => message.seq)).toEqual(
+      Array.from({ length: 240 }, (_, i) => i + 1),
+    );
+    expect(results.flatMap((result) => result.created)).toHaveLength(180);
+    // Each writer saw the same id for every shared turn, whoever stored it.
+    expect(results[1]!.shared).toEqual(results[0]!.shared);
+    expect(results[2]!.shared).toEqual(results[0]!.shared);
+  }, 30_000);
+
+  it('skips deleted turns in every read but walks a branch through them', async () => {
+    const store = await openStore();
+    const path = await store.appendPath(scope, {
+      parentId: null,
+      messages: [
+        turn('user', 'alpha question'),
+        turn('assistant', 'beta answer'),
+        turn('user', 'gamma'),
+      ],
+    });
+    const [question, answer, last] = path.map((entry) => entry.message);
+    await store.setEmbeddings(scope, [{ kind: 'message', id: answer!.id, vector: [1, 0, 0, 0] }]);
+    markDeleted(store, answer!.id);
+
+    expect((await store.getBranch(scope, last!.id, { limit: 10 })).map((m) => m.id)).toEqual([
+      last!.id,
+      question!.id,
+    ]);
+    expect((await store.getMessage(scope, answer!.id))?.deleted).toBe(true);
+    expect(await store.getChildren(scope, question!.id)).toEqual([]);
+    expect(await store.getRespondedWith(scope, question!.id)).toBeNull();
+    expect(await store.findByHash(scope, answer!.contentHash, 5)).toEqual([]);
+    expect(await store.fullTextSearch(scope, 'beta', { k: 5 })).toEqual([]);
+    expect(await store.vectorSearch(scope, [1, 0, 0, 0], { k: 5 })).toEqual([]);
+    expect(await store.neighbours(scope, [question!.id], { limit: 5 })).toEqual([]);
+    expect(await store.countMessages(scope)).toBe(2);
+    expect((await store.listMessages(scope, { limit: 10 })).map((m) => m.seq)).toEqual([1, 3]);
+    expect((await store.listMessages(scope, { limit: 10, includeDeleted: true })).length).toBe(3);
+    // A retried path does not revive the deleted turn; it becomes a new one.
+    const retried = await store.appendPath(scope, {
+      parentId: question!.id,
+      messages: [turn('assistant', 'beta answer')],
+    });
+    expect(retried[0]).toMatchObject({ created: true, message: { seq: 4 } });
+  });
+
+  it('matches word stems and ignores diacritics in full-text search', async () => {
+    const store = await openStore();
+    const stored = await store.appendPath(scope, {
+      parentId: null,
+      messages: [turn('user', 'She runs every morning'), turn('assistant', 'Un café crème')],
+    });
+    const [runs, cafe] = stored.map((entry) => entry.message.id);
+    expect((await store.fullTextSearch(scope, 'running', { k: 5 })).map((hit) => hit.id)).toEqual([
+      runs,
+    ]);
+    expect(
+      (await store.fullTextSearch(scope, 'CAFE creme', { k: 5 })).map((hit) => hit.id),
+    ).toEqual([cafe]);
+  });
+
+  it('leaves turns without text out of the embedding sweep and fills a tool result in later', async () => {
+    const store = await openStore();
+    const [call] = await store.appendPath(scope, {
+      parentId: null,
+      messages: [turn('assistant', '')],
+    });
+    const id = call!.message.id;
+    expect((await store.pendingEmbeddings(10)).map((item) => item.id)).toEqual([]);
+    const pending = {
+      callId: 'c',
+      toolName: 'weather',
+      arguments: '{}',
+      result: null,
+      tokenCount: 1,
+    };
+    const [first] = await store.addToolCalls(scope, id, [pending]);
+    const [second] = await store.addToolCalls(scope, id, [{ ...pending, result: 'sunny' }]);
+    expect(second).toEqual({ ...first, result: 'sunny' });
+    const [third] = await store.addToolCalls(scope, id, [{ ...pending, result: 'rain' }]);
+    expect(third?.result).toBe('sunny');
+  });
+
+  it('answers the hot queries from indexes, never by scanning messages', async () => {
+    const store = await openStore();
+    const db = new Database(store.file, { readonly: true });
+    const plans = [
+      `SELECT id FROM messages WHERE partition = 'p' AND instance = 'i' AND parent_id IS NULL
+         AND content_hash = 'h' AND role = 'user' AND deleted = 0 AND is_chunk = 0 ORDER BY seq LIMIT 1`,
+      `SELECT id FROM messages WHERE partition = 'p' AND instance = 'i' AND is_chunk = 0
+         AND deleted = 0 ORDER BY seq DESC LIMIT 1`,
+      `SELECT id FROM messages WHERE partition = 'p' AND instance = 'i' AND content_hash = 'h'`,
+      `SELECT id FROM messages WHERE chunk_parent_id = 'x' ORDER BY chunk_index`,
+      `SELECT id FROM messages WHERE embedding IS NULL AND deleted = 0 AND content <> '' ORDER BY pk`,
+    ].map((sql) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[])
+        .map((row) => row.detail)
+        .join('; '),
+    );
+    db.close();
+    for (const plan of plans) expect(plan).not.toMatch(/SCAN messages(?! USING)/);
+  });
+});
+
+interface Writer {
+  ready: Promise<void>;
+  go: () => void;
+  result: Promise<{ created: string[]; shared: string[] }>;
+}
+
+function startWriter(args: string[]): Writer {
+  const child = spawn(process.execPath, ['--import', 'tsx', WRITER, ...args], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let output = '';
+  let signalReady: () => void = () => undefined;
+  let failReady: (error: Error) => void = () => undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    signalReady = resolve;
+    failReady = reject;
+  });
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (data: string) => {
+    output += data;
+    if (output.startsWith('ready\n')) signalReady();
+  });
+  const result = new Promise<{ created: string[]; shared: string[] }>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      // Unblocks a test still waiting for a writer that died before it was ready.
+      failReady(new Error(`writer exited with ${code} before it was ready`));
+      if (code !== 0) return reject(new Error(`writer exited with ${code}`));
+      resolve(
+        JSON.parse(output.slice('ready\n'.length)) as { created: string[]; shared: string[] },
+      );
+    });
+  });
+  return { ready, go: () => child.stdin.write('go\n'), result };
+}

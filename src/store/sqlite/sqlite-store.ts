@@ -1,0 +1,380 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { StoreUnavailableError } from '../../errors';
+import {
+  NEIGHBOUR_SCORES,
+  type ListMessagesOptions,
+  type MemoryStore,
+  type StoreHealth,
+  type VectorHit,
+  type VectorSearchOptions,
+} from '../memory-store';
+import type {
+  AppendedTurn,
+  BranchSummary,
+  CoreMemoryBlock,
+  Neighbour,
+  NewToolCall,
+  PendingEmbedding,
+  Scope,
+  ScoredId,
+  StoredMessage,
+  StoredToolCall,
+  Synapse,
+} from '../types';
+import { createAppendPath, type AppendPathInput } from './append-path';
+import { toFtsQuery } from './fts-query';
+import { listPendingEmbeddings } from './list-pending-embeddings';
+import { toStoredMessage, toStoredToolCall } from './message-row';
+import { configureConnection, migrateSchema } from './schema';
+import { scopeParams } from './scope-sql';
+import { searchVectors } from './search-vectors';
+import { replaceChunks } from './replace-chunks';
+import { prepareStatements, type Statements } from './statements';
+import { storeToolCalls } from './store-tool-calls';
+import { decodeVector, encodeVector } from './vector-codec';
+
+/** How long a writer waits for another process's write lock before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 10_000;
+
+/** Options of the embedded store. */
+export interface SqliteStoreOptions {
+  /** Directory of `memory.sqlite`; created with its parents when missing. */
+  dataDir: string;
+  /** Milliseconds since the epoch for records stored without a timestamp (tests pin it). */
+  clock?: () => number;
+}
+
+interface Connection {
+  db: Database.Database;
+  statements: Statements;
+  appendPath: ReturnType<typeof createAppendPath>;
+  dimensions: number;
+}
+
+const ALL_ROLES = JSON.stringify(['user', 'assistant', 'tool']);
+
+/**
+ * The embedded MemoryStore: DESIGN.md section 3's graph mapped to SQLite tables, FTS5 for
+ * full text and brute-force cosine search over Float32 BLOBs. better-sqlite3 is synchronous;
+ * the async methods only wrap it, and cross-process safety comes from WAL and
+ * BEGIN IMMEDIATE transactions.
+ */
+export class SqliteStore implements MemoryStore {
+  readonly kind = 'sqlite' as const;
+  /** Path of the database file. */
+  readonly file: string;
+  private readonly dataDir: string;
+  private readonly clock: () => number;
+  private connection: Connection | null = null;
+
+  constructor(options: SqliteStoreOptions) {
+    this.dataDir = options.dataDir;
+    this.file = path.join(options.dataDir, 'memory.sqlite');
+    this.clock = options.clock ?? Date.now;
+  }
+
+  async init(options: { embeddingDimensions: number }): Promise<void> {
+    if (this.connection !== null) {
+      this.connection.dimensions = options.embeddingDimensions;
+      return;
+    }
+    let db: Database.Database | null = null;
+    try {
+      mkdirSync(this.dataDir, { recursive: true });
+      db = new Database(this.file, { timeout: BUSY_TIMEOUT_MS });
+      configureConnection(db);
+      migrateSchema(db);
+      const statements = prepareStatements(db);
+      const appendPath = createAppendPath({ db, statements, clock: this.clock });
+      this.connection = { db, statements, appendPath, dimensions: options.embeddingDimensions };
+    } catch (error) {
+      db?.close();
+      throw new StoreUnavailableError(`cannot open ${this.file}: ${errorMessage(error)}`, error);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.connection?.db.close();
+    this.connection = null;
+  }
+
+  async health(): Promise<StoreHealth> {
+    try {
+      this.open.statements.ping.get();
+      return { ok: true, store: 'sqlite', detail: this.file };
+    } catch (error) {
+      return { ok: false, store: 'sqlite', detail: errorMessage(error) };
+    }
+  }
+
+  async appendPath(scope: Scope, input: AppendPathInput): Promise<AppendedTurn[]> {
+    if (input.messages.length === 0) return [];
+    return this.open.appendPath.immediate(scope, input);
+  }
+
+  async latestTurn(scope: Scope): Promise<StoredMessage | null> {
+    const row = this.open.statements.latestTurn.get(scopeParams(scope));
+    return row === undefined ? null : toStoredMessage(row);
+  }
+
+  async findByHash(scope: Scope, contentHash: string, limit: number): Promise<StoredMessage[]> {
+    const rows = this.open.statements.byHash.all({ ...scopeParams(scope), contentHash, limit });
+    return rows.map(toStoredMessage);
+  }
+
+  async getBranch(
+    scope: Scope,
+    leafId: string,
+    options: { limit: number },
+  ): Promise<StoredMessage[]> {
+    const { messageById } = this.open.statements;
+    const params = scopeParams(scope);
+    const branch: StoredMessage[] = [];
+    const seen = new Set<string>();
+    let id: string | null = leafId;
+    // One indexed lookup per step stops exactly at the limit, however long the branch is.
+    while (id !== null && branch.length < options.limit && !seen.has(id)) {
+      seen.add(id);
+      const row = messageById.get({ ...params, id });
+      if (row === undefined || row.is_chunk === 1) break;
+      if (row.deleted === 0) branch.push(toStoredMessage(row));
+      id = row.parent_id;
+    }
+    return branch;
+  }
+
+  async getMessage(scope: Scope, id: string): Promise<StoredMessage | null> {
+    const row = this.open.statements.messageById.get({ ...scopeParams(scope), id });
+    return row === undefined ? null : toStoredMessage(row);
+  }
+
+  async getMessages(scope: Scope, ids: string[]): Promise<StoredMessage[]> {
+    if (ids.length === 0) return [];
+    const rows = this.open.statements.messagesByIds.all({
+      ...scopeParams(scope),
+      ids: JSON.stringify(ids),
+    });
+    const byId = new Map(rows.map((row) => [row.id, toStoredMessage(row)]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async getChildren(scope: Scope, parentId: string): Promise<StoredMessage[]> {
+    return this.open.statements.children
+      .all({ ...scopeParams(scope), parentId })
+      .map(toStoredMessage);
+  }
+
+  async getRespondedWith(scope: Scope, id: string): Promise<StoredMessage | null> {
+    const row = this.open.statements.respondedWith.get({ ...scopeParams(scope), id });
+    return row === undefined ? null : toStoredMessage(row);
+  }
+
+  async listMessages(scope: Scope, options: ListMessagesOptions): Promise<StoredMessage[]> {
+    const { statements } = this.open;
+    const statement =
+      options.order === 'desc' ? statements.listDescending : statements.listAscending;
+    // Absent bounds become bounds that hold for every row, so one statement serves every
+    // combination and the seq bounds still narrow the index range.
+    const rows = statement.all({
+      ...scopeParams(scope),
+      afterSeq: options.afterSeq ?? -1,
+      beforeSeq: options.beforeSeq ?? Number.MAX_SAFE_INTEGER,
+      fromTime: options.fromTime ?? Number.MIN_SAFE_INTEGER,
+      toTime: options.toTime ?? Number.MAX_SAFE_INTEGER,
+      roles: options.roles === undefined ? ALL_ROLES : JSON.stringify(options.roles),
+      includeDeleted: options.includeDeleted === true ? 1 : 0,
+      limit: options.limit,
+    });
+    return rows.map(toStoredMessage);
+  }
+
+  async countMessages(scope: Scope): Promise<number> {
+    return this.open.statements.count.get(scopeParams(scope)) ?? 0;
+  }
+
+  async setChunks(
+    scope: Scope,
+    parentId: string,
+    chunks: { content: string; tokenCount: number }[],
+  ): Promise<StoredMessage[]> {
+    const { db, statements } = this.open;
+    return db.transaction(() => replaceChunks({ statements, scope, parentId, chunks })).immediate();
+  }
+
+  async getChunks(scope: Scope, parentId: string): Promise<StoredMessage[]> {
+    return this.open.statements.chunks
+      .all({ ...scopeParams(scope), parentId })
+      .map(toStoredMessage);
+  }
+
+  async addToolCalls(
+    scope: Scope,
+    messageId: string,
+    calls: NewToolCall[],
+  ): Promise<StoredToolCall[]> {
+    if (calls.length === 0) return [];
+    const { db, statements } = this.open;
+    const now = this.clock();
+    return db
+      .transaction(() => storeToolCalls({ statements, scope, messageId, calls, now }))
+      .immediate();
+  }
+
+  async getToolCall(scope: Scope, id: string): Promise<StoredToolCall | null> {
+    const row = this.open.statements.toolCallById.get({ ...scopeParams(scope), id });
+    return row === undefined ? null : toStoredToolCall(row);
+  }
+
+  async getToolCallsByMessage(scope: Scope, messageId: string): Promise<StoredToolCall[]> {
+    const rows = this.open.statements.toolCallsByMessage.all({ ...scopeParams(scope), messageId });
+    return rows.map(toStoredToolCall);
+  }
+
+  async setEmbeddings(
+    scope: Scope,
+    items: { kind: 'message' | 'toolcall'; id: string; vector: number[] }[],
+  ): Promise<void> {
+    const { db, statements, dimensions } = this.open;
+    for (const item of items) checkDimensions(item.vector, dimensions);
+    const params = scopeParams(scope);
+    db.transaction(() => {
+      for (const item of items) {
+        const statement =
+          item.kind === 'toolcall'
+            ? statements.setToolCallEmbedding
+            : statements.setMessageEmbedding;
+        statement.run({ ...params, id: item.id, vector: encodeVector(item.vector) });
+      }
+    }).immediate();
+  }
+
+  async getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>> {
+    const embeddings = new Map<string, number[]>();
+    if (ids.length === 0) return embeddings;
+    const rows = this.open.statements.embeddingsByIds.all({
+      ...scopeParams(scope),
+      ids: JSON.stringify(ids),
+    });
+    for (const [id, blob] of rows) embeddings.set(id, Array.from(decodeVector(blob)));
+    return embeddings;
+  }
+
+  async pendingEmbeddings(limit: number): Promise<PendingEmbedding[]> {
+    return listPendingEmbeddings(this.open.statements, limit);
+  }
+
+  async clearEmbeddings(): Promise<void> {
+    const { db, statements } = this.open;
+    db.transaction(() => {
+      statements.clearMessageEmbeddings.run();
+      statements.clearToolCallEmbeddings.run();
+    }).immediate();
+  }
+
+  async vectorSearch(
+    scope: Scope,
+    vector: number[],
+    options: VectorSearchOptions,
+  ): Promise<VectorHit[]> {
+    const { statements, dimensions } = this.open;
+    checkDimensions(vector, dimensions);
+    return searchVectors({ statements, scope, vector, search: options });
+  }
+
+  async fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]> {
+    const query = toFtsQuery(text);
+    if (query === null || options.k <= 0) return [];
+    return this.open.statements.fullText.all({ ...scopeParams(scope), query, k: options.k });
+  }
+
+  async addSynapses(scope: Scope, synapses: Synapse[]): Promise<void> {
+    const { db, statements } = this.open;
+    const params = scopeParams(scope);
+    db.transaction(() => {
+      for (const synapse of synapses) {
+        if (synapse.fromId === synapse.toId) continue;
+        statements.upsertSynapse.run({ ...params, ...synapseParams(synapse) });
+      }
+    }).immediate();
+  }
+
+  async getSynapses(scope: Scope, id: string): Promise<Synapse[]> {
+    return this.open.statements.synapsesOf.all({ ...scopeParams(scope), id });
+  }
+
+  async neighbours(scope: Scope, ids: string[], options: { limit: number }): Promise<Neighbour[]> {
+    if (ids.length === 0 || options.limit <= 0) return [];
+    return this.open.statements.neighbours.all({
+      ...scopeParams(scope),
+      ids: JSON.stringify(ids),
+      respondedWithScore: NEIGHBOUR_SCORES.RESPONDED_WITH,
+      repliesToScore: NEIGHBOUR_SCORES.REPLIES_TO,
+      limit: options.limit,
+    });
+  }
+
+  async getCoreMemory(scope: Scope): Promise<CoreMemoryBlock[]> {
+    return this.open.statements.coreMemory.all(scopeParams(scope));
+  }
+
+  async putCoreMemory(scope: Scope, block: CoreMemoryBlock): Promise<void> {
+    const { name, content, tokenCount, updatedAt } = block;
+    this.open.statements.putCoreMemory.run({
+      ...scopeParams(scope),
+      name,
+      content,
+      tokenCount,
+      updatedAt,
+    });
+  }
+
+  async getSummary(scope: Scope, boundaryId: string): Promise<BranchSummary | null> {
+    return this.open.statements.summary.get({ ...scopeParams(scope), boundaryId }) ?? null;
+  }
+
+  async putSummary(scope: Scope, summary: BranchSummary): Promise<void> {
+    const { boundaryId, content, tokenCount, turns, updatedAt } = summary;
+    this.open.statements.putSummary.run({
+      ...scopeParams(scope),
+      boundaryId,
+      content,
+      tokenCount,
+      turns,
+      updatedAt,
+    });
+  }
+
+  async getMeta(key: string): Promise<string | null> {
+    return this.open.statements.meta.get(key) ?? null;
+  }
+
+  async setMeta(key: string, value: string): Promise<void> {
+    this.open.statements.putMeta.run(key, value);
+  }
+
+  private get open(): Connection {
+    if (this.connection === null) {
+      throw new StoreUnavailableError(`the SQLite store ${this.file} is not open`);
+    }
+    return this.connection;
+  }
+}
+
+function synapseParams(synapse: Synapse): { fromId: string; toId: string; score: number } {
+  return { fromId: synapse.fromId, toId: synapse.toId, score: synapse.score };
+}
+
+function checkDimensions(vector: readonly number[], dimensions: number): void {
+  // A vector of another length would be stored fine and then never match anything.
+  if (vector.length !== dimensions) {
+    throw new RangeError(
+      `vector has ${vector.length} dimensions; the store was opened with ${dimensions}`,
+    );
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
