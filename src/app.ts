@@ -6,8 +6,11 @@ import type { AppEnv } from './http/app-env';
 import { registerChatRoutes } from './http/chat-route';
 import { registerHealthRoutes } from './http/health-routes';
 import { registerModelsRoutes } from './http/models-route';
+import type { Embedder } from './embeddings/embedder';
 import type { Logger } from './logger';
-import type { ChatDeps } from './proxy/chat-pipeline';
+import type { BackgroundQueue } from './memory/background-queue';
+import { embedAndLink, type MemoryWriter } from './memory/embed-and-link';
+import { createMemoryContext } from './memory/memory-context';
 import { UpstreamClient } from './proxy/upstream-client';
 import type { MemoryStore } from './store/memory-store';
 
@@ -15,11 +18,12 @@ import type { MemoryStore } from './store/memory-store';
 export interface AppDeps {
   config: Config;
   store: MemoryStore;
+  embedder: Embedder;
   logger: Logger;
+  /** Runs embeddings and synapses after answers; the caller drains it on shutdown. */
+  background: BackgroundQueue;
   /** Defaults to a client for config.upstreamBaseUrl. */
   upstream?: UpstreamClient;
-  afterAnswer?: ChatDeps['afterAnswer'];
-  enrich?: ChatDeps['enrich'];
 }
 
 /** A request id the client sent is kept when it is short and plain; else one is made. */
@@ -46,13 +50,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   });
 
   registerHealthRoutes(app, deps.store);
+  const writer = memoryWriter(deps);
   registerChatRoutes(app, {
     config: deps.config,
     store: deps.store,
     upstream,
     logger: deps.logger,
-    afterAnswer: deps.afterAnswer,
-    enrich: deps.enrich,
+    afterAnswer: (scope, turns) => deps.background.push('embed-and-link', () => embedAndLink(writer, scope, turns)),
+    enrich: createMemoryContext({ store: deps.store, embedder: deps.embedder, config: deps.config }),
   });
   registerModelsRoutes(app, upstream);
 
@@ -85,4 +90,14 @@ function asProxyError(error: unknown): ProxyError {
     return new StoreUnavailableError('The memory store is unavailable right now; try again shortly.', error);
   }
   return new ProxyError('The proxy failed to handle this request.', { status: 500, type: 'server_error', code: 'internal_error', cause: error });
+}
+
+/** How the app writes embeddings, chunks and synapses. */
+export function memoryWriter(deps: Pick<AppDeps, 'store' | 'embedder' | 'config'>): MemoryWriter {
+  return {
+    store: deps.store,
+    embedder: deps.embedder,
+    chunkThreshold: deps.config.indexChunkThreshold,
+    synapseThreshold: deps.config.synapseThreshold,
+  };
 }

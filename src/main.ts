@@ -1,7 +1,11 @@
 import { serve } from '@hono/node-server';
-import { createApp } from './app';
+import { createApp, memoryWriter } from './app';
 import { ConfigError, loadConfig } from './config/load-config';
+import { createEmbedder } from './embeddings/create-embedder';
+import { ensureEmbeddingModel } from './embeddings/ensure-embedding-model';
 import { createLogger } from './logger';
+import { BackgroundQueue } from './memory/background-queue';
+import { sweepMissingEmbeddings } from './memory/embed-and-link';
 import { openStore } from './store/open-store';
 
 /** Grace period for in-flight requests on shutdown before the process exits anyway. */
@@ -27,7 +31,22 @@ async function main(): Promise<void> {
     process.stderr.write(`memory-proxy: cannot open ${storeName}: ${(error as Error).message}\n`);
     process.exit(1);
   }
-  const app = createApp({ config, store, logger });
+  const embedder = createEmbedder(config);
+  try {
+    const model = await ensureEmbeddingModel(store, embedder, { onMismatch: config.embeddingReembed ? 'reembed' : 'refuse' });
+    if (model.changed) logger.warn('embedding model changed: re-embedding the store', { previous: model.previous, model: embedder.model });
+  } catch (error) {
+    process.stderr.write(`memory-proxy: ${(error as Error).message}\n`);
+    await store.close();
+    process.exit(1);
+  }
+  const background = new BackgroundQueue(logger);
+  // Finishes what a crash or a model change left without an embedding, without delaying startup.
+  background.push('startup-sweep', async () => {
+    const embedded = await sweepMissingEmbeddings(memoryWriter({ store, embedder, config }));
+    if (embedded > 0) logger.info('startup sweep embedded stored items', { count: embedded });
+  });
+  const app = createApp({ config, store, embedder, logger, background });
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     logger.info('memory-proxy listening', { url: `http://${config.host}:${info.port}`, store: store.kind, upstream: config.upstreamBaseUrl });
   });
@@ -40,7 +59,10 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
     force.unref();
     server.close(() => {
-      void store.close().finally(() => process.exit(0));
+      void background
+        .stop()
+        .then(() => store.close())
+        .finally(() => process.exit(0));
     });
   };
   process.on('SIGINT', () => shutdown('SIGINT'));

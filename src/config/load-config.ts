@@ -35,6 +35,8 @@ export interface Config {
   embeddingBaseUrl: string;
   embeddingApiKey: string | null;
   embeddingDimensions: number;
+  /** Re-embed everything when the store's vectors came from another model (else refuse to start). */
+  embeddingReembed: boolean;
   defaultContextWindow: number;
   /** Tokens reserved for the answer when the request sets no max_tokens. */
   defaultResponseReserve: number;
@@ -108,6 +110,7 @@ export function loadConfig(env: Env): Config {
     embeddingBaseUrl: read.url('EMBEDDING_BASE_URL', upstreamBaseUrl),
     embeddingApiKey: read.optional('EMBEDDING_API_KEY') ?? read.optional('UPSTREAM_API_KEY'),
     embeddingDimensions: read.int('EMBEDDING_DIMENSIONS', 384, 8, 8192),
+    embeddingReembed: read.bool('EMBEDDING_REEMBED', false),
     defaultContextWindow: read.int('DEFAULT_CONTEXT_WINDOW', 4096, 100, 10_000_000),
     defaultResponseReserve: read.int('DEFAULT_RESPONSE_RESERVE', 1024, 0, 1_000_000),
     safetyMargin: read.number('CONTEXT_SAFETY_MARGIN', 0.05, 0, 0.5),

@@ -20,12 +20,29 @@ export interface BuildContextInput {
   leaf: StoredMessage | null;
   /** Tokens the messages sent upstream may use in all. */
   budget: number;
-  /** Core memory, then the running summary: placed after the system messages. */
+  /** Core memory: placed right after the system messages. */
   pinned?: PinnedBlock[];
-  /** Tokens held back from the window for the memory index (so the window's size stays stable). */
+  /** Tokens held back from the window for the running summary (so the window's size stays stable). */
+  summaryReserve?: number;
+  /** Builds the running summary of what the window evicted; it must fit in `maxTokens`. */
+  buildSummary?: (window: WindowInfo, maxTokens: number) => Promise<PinnedBlock | null>;
+  /** Tokens held back from the window for the memory index. */
   indexReserve?: number;
   /** Builds the memory index once the window is known; it must fit in `maxTokens`. */
-  buildIndex?: (window: StoredMessage[], maxTokens: number) => Promise<PinnedBlock | null>;
+  buildIndex?: (window: WindowInfo, maxTokens: number) => Promise<IndexBlock | null>;
+}
+
+/** The recent window as the summary and index builders see it. */
+export interface WindowInfo {
+  turns: StoredMessage[];
+  /** The window's token share, which fixes where its blocks start. */
+  windowTokens: number;
+  evicted: boolean;
+}
+
+/** The memory index, with the format it used. */
+export interface IndexBlock extends PinnedBlock {
+  strategy: string;
 }
 
 /** The messages to send upstream and what went into them. */
@@ -39,7 +56,9 @@ export interface BuiltContext {
   evicted: boolean;
   /** The first turn of the window (the running summary covers what came before it). */
   windowStartId: string | null;
-  indexIncluded: boolean;
+  /** The memory index format used, or null when no index was sent. */
+  indexStrategy: string | null;
+  summaryIncluded: boolean;
 }
 
 /**
@@ -52,7 +71,11 @@ export async function buildContext(input: BuildContextInput): Promise<BuiltConte
   const pinned = input.pinned ?? [];
   const pinnedTokens = pinned.reduce((sum, block) => sum + block.tokens, 0);
   const fixed = systemTokens + pinnedTokens + REPLY_PRIMER_TOKENS;
-  const windowTokens = Math.max(0, input.budget - fixed - (input.indexReserve ?? 0));
+  // While the whole branch fits, it all goes in and nothing needs summarising or retrieving;
+  // past that the window gives up fixed shares to the summary and the index.
+  const everything = input.budget - fixed;
+  const fitsWhole = input.leaf !== null && input.leaf.branchTokens <= everything;
+  const windowTokens = fitsWhole ? everything : Math.max(0, everything - (input.indexReserve ?? 0) - (input.summaryReserve ?? 0));
 
   let window: StoredMessage[] = [];
   let branchTokens = 0;
@@ -73,26 +96,33 @@ export async function buildContext(input: BuildContextInput): Promise<BuiltConte
     );
   }
   const windowUsed = window.reduce((sum, turn) => sum + turn.tokenCount, 0);
-  const index = input.buildIndex ? await input.buildIndex(window, Math.max(0, input.budget - fixed - windowUsed)) : null;
-  const indexFits = index !== null && index.tokens <= input.budget - fixed - windowUsed;
+  const info: WindowInfo = { turns: window, windowTokens, evicted };
+  let left = input.budget - fixed - windowUsed;
+  const summary = evicted && input.buildSummary ? await input.buildSummary(info, Math.min(left, input.summaryReserve ?? left)) : null;
+  const summaryFits = summary !== null && summary.tokens <= left;
+  if (summaryFits) left -= summary.tokens;
+  const index = input.buildIndex ? await input.buildIndex(info, left) : null;
+  const indexFits = index !== null && index.tokens <= left;
 
   const turnMessages = window.map((turn) => turn.raw);
   const insertAt = indexPosition(window);
   const messages = [
     ...input.systemMessages,
     ...pinned.map((block) => block.message),
+    ...(summaryFits ? [summary.message] : []),
     ...turnMessages.slice(0, insertAt),
     ...(indexFits ? [index.message] : []),
     ...turnMessages.slice(insertAt),
   ];
   return {
     messages,
-    tokens: fixed + windowUsed + (indexFits ? index.tokens : 0),
+    tokens: fixed + windowUsed + (summaryFits ? summary.tokens : 0) + (indexFits ? index.tokens : 0),
     window,
     branchTokens,
     evicted,
     windowStartId: window[0]?.id ?? null,
-    indexIncluded: indexFits,
+    indexStrategy: indexFits ? index.strategy : null,
+    summaryIncluded: summaryFits,
   };
 }
 

@@ -45,9 +45,12 @@ interface Anchor {
 
 async function continueLatest(store: MemoryStore, scope: Scope, turn: NewMessage): Promise<Anchor> {
   const latest = await store.latestTurn(scope);
-  // A retried single message finds itself as the latest turn: nothing to store again.
-  if (latest && latest.contentHash === turn.contentHash && latest.role === turn.role) {
-    return { last: latest, matchedCount: 1 };
+  // A retried single message finds itself as the latest turn, or as the question the latest
+  // turn answered (a retry after the answer was stored, or a regenerate): nothing to store again.
+  if (latest && sameTurn(latest, turn)) return { last: latest, matchedCount: 1 };
+  if (latest?.role === 'assistant' && latest.parentId) {
+    const question = await store.getMessage(scope, latest.parentId);
+    if (question && !question.deleted && sameTurn(question, turn)) return { last: question, matchedCount: 1 };
   }
   return { last: latest, matchedCount: 0 };
 }
@@ -68,6 +71,10 @@ async function findAnchor(store: MemoryStore, scope: Scope, turns: NewMessage[])
   return { last: null, matchedCount: 0 };
 }
 
+function sameTurn(stored: StoredMessage, sent: NewMessage): boolean {
+  return stored.contentHash === sent.contentHash && stored.role === sent.role;
+}
+
 /** branch is leaf first: branch[j] must hash like turns[position - j] for j < depth + 1. */
 function precedingTurnsAgree(branch: StoredMessage[], turns: NewMessage[], position: number, depth: number): boolean {
   for (let offset = 1; offset <= depth; offset++) {
@@ -76,7 +83,7 @@ function precedingTurnsAgree(branch: StoredMessage[], turns: NewMessage[], posit
     // The stored branch may be shorter than what the client sent when the client prepends
     // turns the store never saw; those cannot agree.
     if (!stored || !sent) return false;
-    if (stored.contentHash !== sent.contentHash || stored.role !== sent.role) return false;
+    if (!sameTurn(stored, sent)) return false;
   }
   return true;
 }

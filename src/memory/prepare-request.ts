@@ -2,8 +2,11 @@ import { lookupModel, type Config } from '../config/load-config';
 import type { MemoryStore } from '../store/memory-store';
 import type { Scope, StoredMessage } from '../store/types';
 import { computeBudget } from '../tokens/budget';
-import { countToolsTokens } from '../tokens/count-tokens';
+import { countMessagesTokens, countToolsTokens } from '../tokens/count-tokens';
 import { buildContext, type BuildContextInput } from './build-context';
+
+/** What the retrieval layer adds to a context. */
+export type Enrichment = Pick<BuildContextInput, 'pinned' | 'summaryReserve' | 'buildSummary' | 'indexReserve' | 'buildIndex'>;
 import { ingestTurns } from './ingest';
 import { toNewMessage } from './normalize-message';
 
@@ -19,7 +22,7 @@ export interface PrepareRequestInput {
   /** Tools the proxy adds to the client's (their tokens come out of the budget). */
   extraTools?: unknown[];
   /** Hooks that add pinned blocks and the memory index (the retrieval layer). */
-  enrich?: (context: { leaf: StoredMessage | null; budget: number }) => Promise<Pick<BuildContextInput, 'pinned' | 'indexReserve' | 'buildIndex'>>;
+  enrich?: (context: { scope: Scope; leaf: StoredMessage | null; budget: number }) => Promise<Enrichment>;
 }
 
 /** The request to send upstream, and the figures the response headers report. */
@@ -32,11 +35,14 @@ export interface PreparedRequest {
   budget: number;
   contextWindow: number;
   contextTokens: number;
+  /** Tokens the whole conversation would take over the budget (over 0.9: memory pressure). */
+  pressure: number;
   /** Tokens of the whole conversation branch, had nothing been evicted. */
   branchTokens: number;
   evicted: boolean;
   windowStartId: string | null;
-  indexIncluded: boolean;
+  indexStrategy: string | null;
+  summaryIncluded: boolean;
 }
 
 /** Stores what is new in the request, then builds the budgeted context to send upstream. */
@@ -56,7 +62,7 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
     toolsTokens: countToolsTokens(body['tools']) + countToolsTokens(input.extraTools),
     safetyMargin: config.safetyMargin,
   });
-  const enrichment = input.enrich ? await input.enrich({ leaf: ingested.leaf, budget }) : {};
+  const enrichment = input.enrich ? await input.enrich({ scope: input.scope, leaf: ingested.leaf, budget }) : {};
   const built = await buildContext({
     store: input.store,
     scope: input.scope,
@@ -65,8 +71,10 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
     budget,
     ...enrichment,
   });
+  const conversationTokens = built.branchTokens + countMessagesTokens(systemMessages);
   return {
     messages: built.messages,
+    pressure: conversationTokens / budget,
     leaf: ingested.leaf,
     created: ingested.created,
     budget,
@@ -75,7 +83,8 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
     branchTokens: built.branchTokens,
     evicted: built.evicted,
     windowStartId: built.windowStartId,
-    indexIncluded: built.indexIncluded,
+    indexStrategy: built.indexStrategy,
+    summaryIncluded: built.summaryIncluded,
   };
 }
 

@@ -1,11 +1,21 @@
 import type { Config } from '../config/load-config';
 import type { Logger } from '../logger';
-import { prepareRequest, type PrepareRequestInput, type PreparedRequest } from '../memory/prepare-request';
+import {
+  prepareRequest,
+  type PrepareRequestInput,
+  type PreparedRequest,
+} from '../memory/prepare-request';
 import type { MemoryStore } from '../store/memory-store';
 import type { Scope, StoredMessage } from '../store/types';
 import { ChatAccumulator } from './chat-accumulator';
 import { storeAnswer } from './store-answer';
 import type { UpstreamClient } from './upstream-client';
+
+/** Share of the budget past which a conversation is under memory pressure. */
+const MEMORY_PRESSURE_LEVEL = 0.9;
+/** The warning sent under memory pressure unless MEMORY_PRESSURE_MESSAGE says otherwise. */
+const DEFAULT_PRESSURE_WARNING =
+  'This conversation holds {current_tokens} tokens against a budget of {max_tokens}; older turns are summarised and retrieved on demand.';
 
 /** What the chat pipeline needs from the app. */
 export interface ChatDeps {
@@ -22,7 +32,11 @@ export interface ChatDeps {
 /** One chat completion request, validated. */
 export interface ChatRequest {
   scope: Scope;
-  body: Record<string, unknown> & { model: string; messages: Record<string, unknown>[]; stream?: boolean };
+  body: Record<string, unknown> & {
+    model: string;
+    messages: Record<string, unknown>[];
+    stream?: boolean;
+  };
   authorization: string | null;
   requestId: string;
   contextWindowOverride: number | null;
@@ -47,21 +61,39 @@ export async function runChat(deps: ChatDeps, request: ChatRequest): Promise<Cha
     enrich: deps.enrich,
   });
   const upstreamBody = { ...request.body, messages: prepared.messages };
-  const headers = memoryHeaders(prepared);
+  const headers = memoryHeaders(prepared, deps.config.memoryPressureMessage);
   const controller = new AbortController();
   const onClientAbort = () => controller.abort(request.signal.reason);
   request.signal.addEventListener('abort', onClientAbort, { once: true });
 
-  const call = { path: '/chat/completions', body: upstreamBody, authorization: request.authorization, signal: controller.signal };
+  const call = {
+    path: '/chat/completions',
+    body: upstreamBody,
+    authorization: request.authorization,
+    signal: controller.signal,
+  };
   if (request.body.stream !== true) {
     try {
       const answer = await deps.upstream.postJson(call);
       const message = firstChoiceMessage(answer.body);
       const stored = message
-        ? await storeAnswer({ store: deps.store, scope: request.scope, parent: prepared.leaf, message, model: modelOf(answer.body, request.body.model), requestId: request.requestId, finishReason: firstChoiceFinish(answer.body) })
+        ? await storeAnswer({
+            store: deps.store,
+            scope: request.scope,
+            parent: prepared.leaf,
+            message,
+            model: modelOf(answer.body, request.body.model),
+            requestId: request.requestId,
+            finishReason: firstChoiceFinish(answer.body),
+          })
         : null;
       deps.afterAnswer?.(request.scope, [...prepared.created, ...(stored ? [stored] : [])]);
-      return { kind: 'json', status: answer.status, headers: { ...answer.headers, ...headers }, body: answer.body };
+      return {
+        kind: 'json',
+        status: answer.status,
+        headers: { ...answer.headers, ...headers },
+        body: answer.body,
+      };
     } finally {
       request.signal.removeEventListener('abort', onClientAbort);
     }
@@ -75,7 +107,14 @@ export async function runChat(deps: ChatDeps, request: ChatRequest): Promise<Cha
     deps.afterAnswer?.(request.scope, prepared.created);
     throw error;
   }
-  const frames = relayStream({ deps, request, prepared, events: stream.events, controller, detach: () => request.signal.removeEventListener('abort', onClientAbort) });
+  const frames = relayStream({
+    deps,
+    request,
+    prepared,
+    events: stream.events,
+    controller,
+    detach: () => request.signal.removeEventListener('abort', onClientAbort),
+  });
   return { kind: 'stream', headers: { ...stream.headers, ...headers }, frames };
 }
 
@@ -106,7 +145,9 @@ async function* relayStream(input: RelayInput): AsyncGenerator<string> {
           break;
         }
         accumulator.add(safeParse(event.data));
-        yield event.event && event.event !== 'message' ? `event: ${event.event}\ndata: ${event.data}\n\n` : `data: ${event.data}\n\n`;
+        yield event.event && event.event !== 'message'
+          ? `event: ${event.event}\ndata: ${event.data}\n\n`
+          : `data: ${event.data}\n\n`;
       }
       if (!finished) failure = new Error('upstream closed the stream before [DONE]');
     } catch (error) {
@@ -116,7 +157,10 @@ async function* relayStream(input: RelayInput): AsyncGenerator<string> {
     const stored = await storeStreamedAnswer(deps, request, prepared, accumulator, incomplete);
     deps.afterAnswer?.(request.scope, [...prepared.created, ...(stored ? [stored] : [])]);
     if (failure) {
-      deps.logger.warn('upstream stream failed after the first byte', { requestId: request.requestId, error: describe(failure) });
+      deps.logger.warn('upstream stream failed after the first byte', {
+        requestId: request.requestId,
+        error: describe(failure),
+      });
       yield `data: ${JSON.stringify(errorFrame(failure))}\n\n`;
     }
     yield 'data: [DONE]\n\n';
@@ -124,7 +168,9 @@ async function* relayStream(input: RelayInput): AsyncGenerator<string> {
     // Reached early when the client went away: stop upstream and keep what arrived.
     if (!finished && failure === null) {
       input.controller.abort();
-      await storeStreamedAnswer(deps, request, prepared, accumulator, { reason: 'client_disconnected' }).catch(() => undefined);
+      await storeStreamedAnswer(deps, request, prepared, accumulator, {
+        reason: 'client_disconnected',
+      }).catch(() => undefined);
     }
     input.detach();
   }
@@ -149,34 +195,57 @@ async function storeStreamedAnswer(
       finishReason: accumulator.finishReason,
     });
   } catch (error) {
-    deps.logger.error('could not store the streamed answer', { requestId: request.requestId, error: describe(error) });
+    deps.logger.error('could not store the streamed answer', {
+      requestId: request.requestId,
+      error: describe(error),
+    });
     return null;
   }
 }
 
-function memoryHeaders(prepared: PreparedRequest): Record<string, string> {
+function memoryHeaders(prepared: PreparedRequest, warning: string | null): Record<string, string> {
+  const pressure: Record<string, string> = { 'x-memory-pressure': prepared.pressure.toFixed(2) };
+  if (prepared.pressure > MEMORY_PRESSURE_LEVEL) {
+    pressure['x-memory-warning'] = (warning ?? DEFAULT_PRESSURE_WARNING)
+      .replaceAll('{current_tokens}', String(Math.round(prepared.pressure * prepared.budget)))
+      .replaceAll('{max_tokens}', String(prepared.budget));
+  }
   return {
+    ...pressure,
     'x-memory-context-tokens': String(prepared.contextTokens),
     'x-memory-budget': String(prepared.budget),
-    'x-memory-strategy': prepared.indexIncluded ? 'window+index' : 'window',
+    'x-memory-strategy': prepared.indexStrategy ?? (prepared.evicted ? 'window+summary' : 'window'),
     'x-memory-tool-rounds': '0',
   };
 }
 
-function errorFrame(error: unknown): { error: { message: string; type: string; param: null; code: string } } {
-  return { error: { message: `The answer was interrupted: ${describe(error)}`, type: 'upstream_error', param: null, code: 'stream_interrupted' } };
+function errorFrame(error: unknown): {
+  error: { message: string; type: string; param: null; code: string };
+} {
+  return {
+    error: {
+      message: `The answer was interrupted: ${describe(error)}`,
+      type: 'upstream_error',
+      param: null,
+      code: 'stream_interrupted',
+    },
+  };
 }
 
 function firstChoiceMessage(body: Record<string, unknown>): Record<string, unknown> | null {
   const choices = body['choices'];
   if (!Array.isArray(choices) || choices.length === 0) return null;
   const message = (choices[0] as { message?: unknown }).message;
-  return typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : null;
+  return typeof message === 'object' && message !== null
+    ? (message as Record<string, unknown>)
+    : null;
 }
 
 function firstChoiceFinish(body: Record<string, unknown>): string | null {
   const choices = body['choices'];
-  const reason = Array.isArray(choices) ? (choices[0] as { finish_reason?: unknown } | undefined)?.finish_reason : null;
+  const reason = Array.isArray(choices)
+    ? (choices[0] as { finish_reason?: unknown } | undefined)?.finish_reason
+    : null;
   return typeof reason === 'string' ? reason : null;
 }
 

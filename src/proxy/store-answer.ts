@@ -26,7 +26,8 @@ export interface AnswerToStore {
 export async function storeAnswer(answer: AnswerToStore): Promise<StoredMessage | null> {
   const content = answer.message['content'];
   const toolCalls = answer.message['tool_calls'];
-  const empty = (content === null || content === undefined || content === '') && !Array.isArray(toolCalls);
+  const empty =
+    (content === null || content === undefined || content === '') && !Array.isArray(toolCalls);
   if (empty && !answer.incomplete) return null;
   const metadata: Record<string, unknown> = {};
   if (answer.finishReason) metadata['finish_reason'] = answer.finishReason;
@@ -34,7 +35,11 @@ export async function storeAnswer(answer: AnswerToStore): Promise<StoredMessage 
     metadata['incomplete'] = true;
     metadata['incomplete_reason'] = answer.incomplete.reason;
   }
-  const newMessage = toNewMessage(replayable(answer.message), { model: answer.model, traceId: answer.requestId, metadata });
+  const newMessage = toNewMessage(replayable(answer.message), {
+    model: answer.model,
+    traceId: answer.requestId,
+    metadata,
+  });
   const [stored] = await answer.store.appendPath(answer.scope, {
     parentId: answer.parent?.id ?? null,
     messages: [newMessage],
@@ -44,13 +49,15 @@ export async function storeAnswer(answer: AnswerToStore): Promise<StoredMessage 
     await answer.store.addToolCalls(
       answer.scope,
       stored.message.id,
-      (toolCalls as { id: string; function: { name: string; arguments: string } }[]).map((call) => ({
-        callId: call.id,
-        toolName: call.function.name,
-        arguments: call.function.arguments,
-        result: null,
-        tokenCount: countTokens(call.function.arguments),
-      })),
+      (toolCalls as { id: string; function: { name: string; arguments: string } }[]).map(
+        (call) => ({
+          callId: call.id,
+          toolName: call.function.name,
+          arguments: call.function.arguments,
+          result: null,
+          tokenCount: countTokens(call.function.arguments),
+        }),
+      ),
     );
   }
   return stored.message;
@@ -63,7 +70,8 @@ function replayable(message: Record<string, unknown>): Record<string, unknown> {
     role: 'assistant',
     content: typeof content === 'string' || Array.isArray(content) ? content : null,
   };
-  if (Array.isArray(message['tool_calls']) && message['tool_calls'].length > 0) clean['tool_calls'] = message['tool_calls'];
+  if (Array.isArray(message['tool_calls']) && message['tool_calls'].length > 0)
+    clean['tool_calls'] = message['tool_calls'];
   if (typeof message['refusal'] === 'string') clean['refusal'] = message['refusal'];
   if (typeof message['name'] === 'string') clean['name'] = message['name'];
   return clean;

@@ -65,12 +65,23 @@ export class UpstreamClient {
       try {
         body = JSON.parse(text);
       } catch (error) {
-        throw new UpstreamError('upstream answered with malformed JSON', { status: 502, code: 'upstream_bad_response', cause: error });
+        throw new UpstreamError('upstream answered with malformed JSON', {
+          status: 502,
+          code: 'upstream_bad_response',
+          cause: error,
+        });
       }
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        throw new UpstreamError('upstream answered with a JSON value that is not an object', { status: 502, code: 'upstream_bad_response' });
+        throw new UpstreamError('upstream answered with a JSON value that is not an object', {
+          status: 502,
+          code: 'upstream_bad_response',
+        });
       }
-      return { status: response.status, headers: relayHeaders(response.headers), body: body as Record<string, unknown> };
+      return {
+        status: response.status,
+        headers: relayHeaders(response.headers),
+        body: body as Record<string, unknown>,
+      };
     });
   }
 
@@ -90,10 +101,14 @@ export class UpstreamClient {
       idle.arm();
       const first = await events.next();
       if (first.done) {
-        throw new UpstreamError('upstream closed the stream before sending anything', { status: 502, code: 'upstream_empty_stream' });
+        throw new UpstreamError('upstream closed the stream before sending anything', {
+          status: 502,
+          code: 'upstream_empty_stream',
+        });
       }
       const firstError = errorPayload(first.value.data);
-      if (firstError !== null) throw new UpstreamHttpError(502, first.value.data, relayHeaders(response.headers));
+      if (firstError !== null)
+        throw new UpstreamHttpError(502, first.value.data, relayHeaders(response.headers));
       return {
         status: response.status,
         headers: relayHeaders(response.headers),
@@ -103,12 +118,24 @@ export class UpstreamClient {
   }
 
   /** GETs a path (e.g. /models) and returns status, headers and body text unchanged. */
-  async get(path: string, authorization: string | null, signal: AbortSignal): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  async get(
+    path: string,
+    authorization: string | null,
+    signal: AbortSignal,
+  ): Promise<{ status: number; headers: Record<string, string>; body: string }> {
     const headers: Record<string, string> = { accept: 'application/json' };
     const auth = this.authorizationFor(authorization);
     if (auth) headers['authorization'] = auth;
-    const response = await this.fetchWithErrors(`${this.options.baseUrl}${path}`, { method: 'GET', headers, signal });
-    return { status: response.status, headers: relayHeaders(response.headers), body: await response.text() };
+    const response = await this.fetchWithErrors(`${this.options.baseUrl}${path}`, {
+      method: 'GET',
+      headers,
+      signal,
+    });
+    return {
+      status: response.status,
+      headers: relayHeaders(response.headers),
+      body: await response.text(),
+    };
   }
 
   private authorizationFor(clientAuthorization: string | null): string | null {
@@ -117,7 +144,10 @@ export class UpstreamClient {
   }
 
   private async send(call: UpstreamCall, signal: AbortSignal): Promise<Response> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
     const auth = this.authorizationFor(call.authorization);
     if (auth) headers['authorization'] = auth;
     const response = await this.fetchWithErrors(`${this.options.baseUrl}${call.path}`, {
@@ -127,7 +157,11 @@ export class UpstreamClient {
       signal,
     });
     if (response.status >= 400) {
-      throw new UpstreamHttpError(response.status, await response.text(), relayHeaders(response.headers));
+      throw new UpstreamHttpError(
+        response.status,
+        await response.text(),
+        relayHeaders(response.headers),
+      );
     }
     return response;
   }
@@ -137,11 +171,17 @@ export class UpstreamClient {
       return await this.fetchImpl(url, init);
     } catch (error) {
       if (init.signal?.aborted) throw init.signal.reason ?? error;
-      throw new UpstreamError(`upstream unreachable: ${describeNetworkError(error)}`, { status: 502, cause: error });
+      throw new UpstreamError(`upstream unreachable: ${describeNetworkError(error)}`, {
+        status: 502,
+        cause: error,
+      });
     }
   }
 
-  private async withRetries<T>(signal: AbortSignal, attempt: (signal: AbortSignal, idle: IdleTimer) => Promise<T>): Promise<T> {
+  private async withRetries<T>(
+    signal: AbortSignal,
+    attempt: (signal: AbortSignal, idle: IdleTimer) => Promise<T>,
+  ): Promise<T> {
     for (let attemptNumber = 0; ; attemptNumber++) {
       const idle = new IdleTimer(this.options.timeoutMs, signal);
       idle.arm();
@@ -150,7 +190,12 @@ export class UpstreamClient {
         return result;
       } catch (error) {
         idle.disarm();
-        const failure = idle.timedOut ? new UpstreamError(`upstream did not answer within ${this.options.timeoutMs} ms`, { status: 504, cause: error }) : error;
+        const failure = idle.timedOut
+          ? new UpstreamError(`upstream did not answer within ${this.options.timeoutMs} ms`, {
+              status: 504,
+              cause: error,
+            })
+          : error;
         if (signal.aborted) throw failure;
         const wait = retryDelay(failure, attemptNumber);
         if (attemptNumber >= this.options.maxRetries || wait === null) throw failure;
@@ -174,7 +219,8 @@ export class IdleTimer {
     parent: AbortSignal,
   ) {
     if (parent.aborted) this.controller.abort(parent.reason);
-    else parent.addEventListener('abort', () => this.controller.abort(parent.reason), { once: true });
+    else
+      parent.addEventListener('abort', () => this.controller.abort(parent.reason), { once: true });
   }
 
   get signal(): AbortSignal {
@@ -185,7 +231,9 @@ export class IdleTimer {
     this.disarm();
     this.timer = setTimeout(() => {
       this.timedOut = true;
-      this.controller.abort(new UpstreamError(`upstream sent nothing for ${this.timeoutMs} ms`, { status: 504 }));
+      this.controller.abort(
+        new UpstreamError(`upstream sent nothing for ${this.timeoutMs} ms`, { status: 504 }),
+      );
     }, this.timeoutMs);
     this.timer.unref();
   }
@@ -196,7 +244,11 @@ export class IdleTimer {
   }
 }
 
-async function* withIdleTimeout(first: SseEvent, rest: AsyncGenerator<SseEvent>, idle: IdleTimer): AsyncGenerator<SseEvent> {
+async function* withIdleTimeout(
+  first: SseEvent,
+  rest: AsyncGenerator<SseEvent>,
+  idle: IdleTimer,
+): AsyncGenerator<SseEvent> {
   try {
     idle.arm();
     yield first;
@@ -206,7 +258,11 @@ async function* withIdleTimeout(first: SseEvent, rest: AsyncGenerator<SseEvent>,
       try {
         next = await rest.next();
       } catch (error) {
-        if (idle.timedOut) throw new UpstreamError(`upstream stalled: nothing for ${idle.timeoutMs} ms`, { status: 504, cause: error });
+        if (idle.timedOut)
+          throw new UpstreamError(`upstream stalled: nothing for ${idle.timeoutMs} ms`, {
+            status: 504,
+            cause: error,
+          });
         throw error;
       }
       if (next.done) return;
@@ -259,7 +315,14 @@ function errorPayload(data: string): unknown {
 
 function streamRefusal(text: string): string {
   if (errorPayload(text) !== null) return text;
-  return JSON.stringify({ error: { message: 'upstream did not answer with an event stream', type: 'upstream_error', param: null, code: 'upstream_not_streaming' } });
+  return JSON.stringify({
+    error: {
+      message: 'upstream did not answer with an event stream',
+      type: 'upstream_error',
+      param: null,
+      code: 'upstream_not_streaming',
+    },
+  });
 }
 
 function describeNetworkError(error: unknown): string {

@@ -2,8 +2,11 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp, type AppDeps } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config/load-config';
+import { LocalEmbedder } from '../../src/embeddings/local-embedder';
 import { createLogger } from '../../src/logger';
+import { BackgroundQueue } from '../../src/memory/background-queue';
 import type { MemoryStore } from '../../src/store/memory-store';
+import { TEST_DIMENSIONS } from './stores';
 
 /** A running proxy: the real app over real HTTP on 127.0.0.1, with a real store. */
 export interface RunningProxy {
@@ -13,6 +16,8 @@ export interface RunningProxy {
   baseUrl(partition: string, instance: string): string;
   config: Config;
   store: MemoryStore;
+  /** Embeddings and synapses run here after answers; drain it before asserting on them. */
+  background: BackgroundQueue;
   close(): Promise<void>;
 }
 
@@ -29,7 +34,10 @@ export async function startProxy(options: {
     LOG_LEVEL: 'silent',
     ...options.env,
   });
-  const app = createApp({ config, store: options.store, logger: createLogger(config.logLevel), ...options.deps });
+  const logger = createLogger(config.logLevel);
+  const background = options.deps?.background ?? new BackgroundQueue(logger);
+  const embedder = options.deps?.embedder ?? new LocalEmbedder({ dimensions: TEST_DIMENSIONS });
+  const app = createApp({ config, store: options.store, logger, embedder, background, ...options.deps });
   const server = await new Promise<ServerType>((resolve) => {
     const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
   });
@@ -40,8 +48,10 @@ export async function startProxy(options: {
     baseUrl: (partition, instance) => `${origin}/partition/${partition}/instance/${instance}/v1`,
     config,
     store: options.store,
+    background,
     close: () =>
       new Promise<void>((resolve) => {
+        void background.drain();
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
         server.close(() => resolve());
       }),

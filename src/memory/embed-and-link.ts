@@ -1,0 +1,108 @@
+import { cosineSimilarity, type Embedder } from '../embeddings/embedder';
+import type { MemoryStore } from '../store/memory-store';
+import type { Scope, StoredMessage, Synapse } from '../store/types';
+import { countTokens } from '../tokens/count-tokens';
+import { splitByTokens } from '../tokens/split-by-tokens';
+
+/** Tokens shared by consecutive chunks, so a fact cut at a boundary is whole in one of them. */
+export const CHUNK_OVERLAP_TOKENS = 200;
+/** Earlier turns looked at for semantic links of a new turn. */
+const SIMILAR_CANDIDATES = 8;
+/** Most semantic links a new turn gets to earlier turns (besides its parent). */
+const MAX_SIMILAR_LINKS = 3;
+/** Characters of a turn embedded as a whole; longer turns are covered by their chunks. */
+const MAX_EMBED_CHARS = 32_000;
+
+/** What writing memory needs. */
+export interface MemoryWriter {
+  store: MemoryStore;
+  embedder: Embedder;
+  chunkThreshold: number;
+  synapseThreshold: number;
+}
+
+/**
+ * Finishes stored turns: chunks long ones (`CHUNK_OF`), embeds turns, chunks and tool calls,
+ * and links each turn by `SYNAPSE` to its parent and to its most similar earlier turns when
+ * they score at least the threshold. Safe to run twice on the same turns.
+ */
+export async function embedAndLink(writer: MemoryWriter, scope: Scope, turns: StoredMessage[]): Promise<void> {
+  const live = turns.filter((turn) => !turn.isChunk && !turn.deleted);
+  if (live.length === 0) return;
+  const existing = await writer.store.getEmbeddings(scope, live.map((turn) => turn.id));
+  const missing = live.filter((turn) => !existing.has(turn.id));
+  const vectors = new Map(existing);
+  if (missing.length > 0) {
+    const embedded = await writer.embedder.embed(missing.map((turn) => turn.content.slice(0, MAX_EMBED_CHARS)));
+    missing.forEach((turn, i) => vectors.set(turn.id, embedded[i]!));
+    await writer.store.setEmbeddings(scope, missing.map((turn, i) => ({ kind: 'message' as const, id: turn.id, vector: embedded[i]! })));
+  }
+  for (const turn of live) {
+    if (turn.tokenCount > writer.chunkThreshold) await chunkTurn(writer, scope, turn);
+    await embedToolCalls(writer, scope, turn);
+    await linkTurn(writer, scope, turn, vectors.get(turn.id)!);
+  }
+}
+
+/** Embeds whatever the store holds without an embedding (after a crash, or a model change). */
+export async function sweepMissingEmbeddings(writer: MemoryWriter, batchSize = 256): Promise<number> {
+  let done = 0;
+  for (;;) {
+    const pending = await writer.store.pendingEmbeddings(batchSize);
+    if (pending.length === 0) return done;
+    const vectors = await writer.embedder.embed(pending.map((item) => item.text.slice(0, MAX_EMBED_CHARS)));
+    const byScope = new Map<string, { scope: Scope; items: { kind: 'message' | 'toolcall'; id: string; vector: number[] }[] }>();
+    pending.forEach((item, i) => {
+      const key = `${item.scope.partition}\u0000${item.scope.instance}`;
+      const group = byScope.get(key) ?? { scope: item.scope, items: [] };
+      group.items.push({ kind: item.kind, id: item.id, vector: vectors[i]! });
+      byScope.set(key, group);
+    });
+    for (const group of byScope.values()) await writer.store.setEmbeddings(group.scope, group.items);
+    done += pending.length;
+    if (pending.length < batchSize) return done;
+  }
+}
+
+async function chunkTurn(writer: MemoryWriter, scope: Scope, turn: StoredMessage): Promise<void> {
+  const existing = await writer.store.getChunks(scope, turn.id);
+  if (existing.length > 0) return;
+  const pieces = splitByTokens(turn.content, writer.chunkThreshold, CHUNK_OVERLAP_TOKENS);
+  if (pieces.length < 2) return;
+  const chunks = await writer.store.setChunks(
+    scope,
+    turn.id,
+    pieces.map((content) => ({ content, tokenCount: countTokens(content) })),
+  );
+  const vectors = await writer.embedder.embed(chunks.map((chunk) => chunk.content));
+  await writer.store.setEmbeddings(scope, chunks.map((chunk, i) => ({ kind: 'message' as const, id: chunk.id, vector: vectors[i]! })));
+}
+
+async function embedToolCalls(writer: MemoryWriter, scope: Scope, turn: StoredMessage): Promise<void> {
+  if (turn.role !== 'assistant') return;
+  const calls = await writer.store.getToolCallsByMessage(scope, turn.id);
+  if (calls.length === 0) return;
+  const texts = calls.map((call) => `${call.toolName}(${call.arguments})${call.result ? ` -> ${call.result}` : ''}`.slice(0, MAX_EMBED_CHARS));
+  const vectors = await writer.embedder.embed(texts);
+  await writer.store.setEmbeddings(scope, calls.map((call, i) => ({ kind: 'toolcall' as const, id: call.id, vector: vectors[i]! })));
+}
+
+async function linkTurn(writer: MemoryWriter, scope: Scope, turn: StoredMessage, vector: number[]): Promise<void> {
+  const synapses: Synapse[] = [];
+  if (turn.parentId) {
+    const parent = (await writer.store.getEmbeddings(scope, [turn.parentId])).get(turn.parentId);
+    if (parent) {
+      const score = cosineSimilarity(vector, parent);
+      if (score >= writer.synapseThreshold) synapses.push({ fromId: turn.parentId, toId: turn.id, score });
+    }
+  }
+  const similar = await writer.store.vectorSearch(scope, vector, { k: SIMILAR_CANDIDATES });
+  const linked = new Set([turn.id, turn.parentId]);
+  for (const hit of similar) {
+    if (synapses.length > MAX_SIMILAR_LINKS) break;
+    if (hit.kind !== 'message' || linked.has(hit.id) || hit.score < writer.synapseThreshold) continue;
+    linked.add(hit.id);
+    synapses.push({ fromId: hit.id, toId: turn.id, score: hit.score });
+  }
+  if (synapses.length > 0) await writer.store.addSynapses(scope, synapses);
+}

@@ -1,0 +1,111 @@
+import type { MemoryStore } from '../store/memory-store';
+import type { Scope, StoredMessage } from '../store/types';
+
+/** The k of reciprocal rank fusion: how much a first place outweighs a tenth. */
+const RRF_K = 60;
+/** Hits asked of each retriever. */
+const PER_RETRIEVER = 40;
+/** Fused hits whose graph neighbours are added as a third ranked list. */
+const EXPAND_FROM = 8;
+/** Weight of the graph list against the vector and full-text lists. */
+const GRAPH_WEIGHT = 0.5;
+/** Largest share recency may add to a fused score: enough to break ties, never to reorder hits. */
+const RECENCY_WEIGHT = 0.0005;
+
+/** Why a hit was retrieved. */
+export type MatchSource = 'vector' | 'fulltext' | 'graph';
+
+/** A retrieved turn with its fused score and what found it. */
+export interface RetrievedTurn {
+  message: StoredMessage;
+  score: number;
+  sources: MatchSource[];
+  /** The chunk of the turn that matched, when the turn was found through one. */
+  chunk?: StoredMessage;
+}
+
+/** A hybrid search request. */
+export interface RetrieveInput {
+  store: MemoryStore;
+  scope: Scope;
+  text: string;
+  /** The query's embedding; vector search is skipped without one. */
+  vector: number[] | null;
+  /** Turns to leave out (those already in the recent window). */
+  exclude: Set<string>;
+  limit: number;
+}
+
+/**
+ * Hybrid retrieval: vector kNN, full-text (BM25) and graph expansion over SYNAPSE,
+ * RESPONDED_WITH and REPLIES_TO neighbours, fused by reciprocal rank with recency as a
+ * tie-breaker; chunk hits count for their parent turn.
+ */
+export async function retrieve(input: RetrieveInput): Promise<RetrievedTurn[]> {
+  const { store, scope } = input;
+  const [vectorHits, textHits] = await Promise.all([
+    input.vector ? store.vectorSearch(scope, input.vector, { k: PER_RETRIEVER }) : Promise.resolve([]),
+    input.text.trim() ? store.fullTextSearch(scope, input.text, { k: PER_RETRIEVER }) : Promise.resolve([]),
+  ]);
+  const vectorIds = vectorHits.filter((hit) => hit.kind === 'message').map((hit) => hit.id);
+  const textIds = textHits.map((hit) => hit.id);
+  const loaded = await loadTurns(store, scope, [...vectorIds, ...textIds]);
+
+  const fused = new Map<string, { score: number; sources: Set<MatchSource>; chunk?: StoredMessage }>();
+  const addList = (ids: string[], source: MatchSource, weight: number) => {
+    let rank = 0;
+    for (const id of ids) {
+      const hit = loaded.get(id);
+      if (!hit || input.exclude.has(hit.turn.id) || hit.turn.deleted) continue;
+      const entry = fused.get(hit.turn.id) ?? { score: 0, sources: new Set<MatchSource>() };
+      if (!entry.sources.has(source)) {
+        entry.score += weight / (RRF_K + ++rank);
+        entry.sources.add(source);
+      }
+      if (hit.chunk && !entry.chunk) entry.chunk = hit.chunk;
+      fused.set(hit.turn.id, entry);
+    }
+  };
+  addList(vectorIds, 'vector', 1);
+  addList(textIds, 'fulltext', 1);
+
+  const seeds = [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, EXPAND_FROM).map(([id]) => id);
+  if (seeds.length > 0) {
+    const neighbours = await store.neighbours(scope, seeds, { limit: PER_RETRIEVER });
+    const neighbourIds = neighbours.sort((a, b) => b.score - a.score).map((neighbour) => neighbour.id);
+    for (const [id, turn] of await loadTurns(store, scope, neighbourIds)) loaded.set(id, turn);
+    addList(neighbourIds, 'graph', GRAPH_WEIGHT);
+  }
+
+  const turns = new Map([...loaded.values()].map((hit) => [hit.turn.id, hit.turn]));
+  const maxSeq = Math.max(1, ...[...turns.values()].map((turn) => turn.seq));
+  return [...fused.entries()]
+    .map(([id, entry]) => {
+      const message = turns.get(id)!;
+      return {
+        message,
+        score: entry.score + (RECENCY_WEIGHT * message.seq) / maxSeq,
+        sources: [...entry.sources],
+        ...(entry.chunk ? { chunk: entry.chunk } : {}),
+      };
+    })
+    .sort((a, b) => b.score - a.score)
+    .slice(0, input.limit);
+}
+
+/** Loads hits by id, resolving chunks to their parent turn. */
+async function loadTurns(store: MemoryStore, scope: Scope, ids: string[]): Promise<Map<string, { turn: StoredMessage; chunk?: StoredMessage }>> {
+  const unique = [...new Set(ids)];
+  const found = await store.getMessages(scope, unique);
+  const parentIds = found.filter((message) => message.isChunk && message.chunkParentId).map((message) => message.chunkParentId!);
+  const parents = new Map((await store.getMessages(scope, [...new Set(parentIds)])).map((parent) => [parent.id, parent]));
+  const result = new Map<string, { turn: StoredMessage; chunk?: StoredMessage }>();
+  for (const message of found) {
+    if (!message.isChunk) result.set(message.id, { turn: message });
+    else {
+      const parent = parents.get(message.chunkParentId ?? '');
+      if (parent) result.set(message.id, { turn: parent, chunk: message });
+    }
+  }
+  return result;
+}
