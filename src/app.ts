@@ -24,6 +24,8 @@ export interface AppDeps {
   background: BackgroundQueue;
   /** Defaults to a client for config.upstreamBaseUrl. */
   upstream?: UpstreamClient;
+  /** The clock (milliseconds); tests may fix it. */
+  now?: () => number;
 }
 
 /** A request id the client sent is kept when it is short and plain; else one is made. */
@@ -54,8 +56,11 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   registerChatRoutes(app, {
     config: deps.config,
     store: deps.store,
+    embedder: deps.embedder,
     upstream,
     logger: deps.logger,
+    now: deps.now ?? Date.now,
+    toollessModels: new Set<string>(),
     afterAnswer: (scope, turns) => deps.background.push('embed-and-link', () => embedAndLink(writer, scope, turns)),
     enrich: createMemoryContext({ store: deps.store, embedder: deps.embedder, config: deps.config }),
   });

@@ -115,9 +115,11 @@ for (const factory of storeFactories()) {
       });
       await response.text();
       const received = upstream.chatRequests()[0]!.body;
-      const { messages: sentMessages, ...sentFields } = body;
-      const { messages: receivedMessages, ...receivedFields } = received;
+      const { messages: sentMessages, tools: sentTools, ...sentFields } = body;
+      const { messages: receivedMessages, tools: receivedTools, ...receivedFields } = received;
       expect(receivedFields).toEqual(sentFields);
+      // The client's tools come first and unchanged; the proxy's memory tools follow them.
+      expect(receivedTools.slice(0, sentTools.length)).toEqual(sentTools);
       expect(receivedMessages.at(-1)).toEqual(sentMessages[0]);
     });
 

@@ -43,6 +43,10 @@ export interface Config {
   /** Share of the context window held back for tokenizer differences. */
   safetyMargin: number;
   memoryTools: boolean;
+  /** Put the memory index of retrieved turns into each request. */
+  memoryIndex: boolean;
+  /** Put the running summary of evicted turns into each request. */
+  memorySummary: boolean;
   memoryToolsMaxDepth: number;
   memoryToolsTimeoutMs: number;
   indexSnippetLength: number;
@@ -115,6 +119,8 @@ export function loadConfig(env: Env): Config {
     defaultResponseReserve: read.int('DEFAULT_RESPONSE_RESERVE', 1024, 0, 1_000_000),
     safetyMargin: read.number('CONTEXT_SAFETY_MARGIN', 0.05, 0, 0.5),
     memoryTools: read.bool('MEMORY_TOOLS', true),
+    memoryIndex: read.bool('MEMORY_INDEX', true),
+    memorySummary: read.bool('MEMORY_SUMMARY', true),
     memoryToolsMaxDepth: read.int('MEMORY_TOOLS_MAX_DEPTH', 8, 0, 64),
     memoryToolsTimeoutMs: read.int('MEMORY_TOOLS_TIMEOUT_MS', 60_000, 100, 3_600_000),
     indexSnippetLength: read.int('INDEX_SNIPPET_LENGTH', 200, 20, 10_000),

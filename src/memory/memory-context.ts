@@ -20,7 +20,7 @@ const RETRIEVE_LIMIT = 60;
 export interface MemoryContextDeps {
   store: MemoryStore;
   embedder: Embedder;
-  config: Pick<Config, 'indexMaxTokens' | 'indexSnippetLength' | 'indexClusteringThreshold'>;
+  config: Pick<Config, 'indexMaxTokens' | 'indexSnippetLength' | 'indexClusteringThreshold' | 'memoryIndex' | 'memorySummary'>;
 }
 
 /**
@@ -32,18 +32,18 @@ export function createMemoryContext(deps: MemoryContextDeps) {
     const { store } = deps;
     const { scope, leaf, budget } = context;
     const pinned = coreMemoryBlock(await store.getCoreMemory(scope));
-    const indexReserve = Math.min(deps.config.indexMaxTokens, Math.floor(budget * INDEX_SHARE));
+    const indexReserve = deps.config.memoryIndex ? Math.min(deps.config.indexMaxTokens, Math.floor(budget * INDEX_SHARE)) : 0;
     return {
       pinned: pinned ? [pinned] : [],
-      summaryReserve: Math.floor(budget * SUMMARY_SHARE),
+      summaryReserve: deps.config.memorySummary ? Math.floor(budget * SUMMARY_SHARE) : 0,
       indexReserve,
-      buildSummary: async (window: WindowInfo, maxTokens: number): Promise<PinnedBlock | null> => {
+      buildSummary: !deps.config.memorySummary ? undefined : async (window: WindowInfo, maxTokens: number): Promise<PinnedBlock | null> => {
         const boundary = window.turns[0];
         if (!boundary) return null;
         const summary = await runningSummary({ store, scope, boundary, windowTokens: window.windowTokens, maxTokens });
         return summary ? { message: { role: 'system', content: summary.content }, tokens: summary.tokenCount } : null;
       },
-      buildIndex: async (window: WindowInfo, maxTokens: number): Promise<IndexBlock | null> => {
+      buildIndex: !deps.config.memoryIndex ? undefined : async (window: WindowInfo, maxTokens: number): Promise<IndexBlock | null> => {
         if (!leaf || !window.evicted) return null;
         const query = queryTurn(window.turns) ?? leaf;
         const [vector] = await deps.embedder.embed([query.content]);
