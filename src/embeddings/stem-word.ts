@@ -54,8 +54,25 @@ const STEP3: readonly (readonly [string, string])[] = [
 ];
 
 const STEP4 = [
-  'al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement', 'ment', 'ent', 'ion', 'ou',
-  'ism', 'ate', 'iti', 'ous', 'ive', 'ize',
+  'al',
+  'ance',
+  'ence',
+  'er',
+  'ic',
+  'able',
+  'ible',
+  'ant',
+  'ement',
+  'ment',
+  'ent',
+  'ion',
+  'ou',
+  'ism',
+  'ate',
+  'iti',
+  'ous',
+  'ive',
+  'ize',
 ] as const;
 
 function isConsonant(word: string, index: number): boolean {
@@ -94,11 +111,16 @@ function endsDoubleConsonant(word: string): boolean {
 function endsCvc(word: string): boolean {
   const last = word.length - 1;
   if (last < 2) return false;
-  if (!isConsonant(word, last) || isConsonant(word, last - 1) || !isConsonant(word, last - 2)) return false;
+  if (!isConsonant(word, last) || isConsonant(word, last - 1) || !isConsonant(word, last - 2))
+    return false;
   return !'wxy'.includes(word.charAt(last));
 }
 
-function replaceSuffix(word: string, rules: readonly (readonly [string, string])[], minMeasure: number): string {
+function replaceSuffix(
+  word: string,
+  rules: readonly (readonly [string, string])[],
+  minMeasure: number,
+): string {
   for (const [suffix, replacement] of rules) {
     if (!word.endsWith(suffix)) continue;
     const stem = word.slice(0, -suffix.length);
@@ -122,7 +144,8 @@ function step1b(word: string): string {
   else if (word.endsWith('ing') && hasVowel(word.slice(0, -3))) stem = word.slice(0, -3);
   else return word;
   if (stem.endsWith('at') || stem.endsWith('bl') || stem.endsWith('iz')) return stem + 'e';
-  if (endsDoubleConsonant(stem) && !'lsz'.includes(stem.charAt(stem.length - 1))) return stem.slice(0, -1);
+  if (endsDoubleConsonant(stem) && !'lsz'.includes(stem.charAt(stem.length - 1)))
+    return stem.slice(0, -1);
   if (measure(stem) === 1 && endsCvc(stem)) return stem + 'e';
   return stem;
 }
@@ -134,7 +157,8 @@ function step1c(word: string): string {
 function step4(word: string): string {
   // Longest suffix first, as the algorithm requires (ement before ment before ent).
   let best = '';
-  for (const suffix of STEP4) if (word.endsWith(suffix) && suffix.length > best.length) best = suffix;
+  for (const suffix of STEP4)
+    if (word.endsWith(suffix) && suffix.length > best.length) best = suffix;
   if (best === '') return word;
   const stem = word.slice(0, -best.length);
   if (measure(stem) <= 1) return word;
@@ -149,6 +173,7 @@ function step5(word: string): string {
     const m = measure(base);
     if (m > 1 || (m === 1 && !endsCvc(base))) stem = base;
   }
-  if (measure(stem) > 1 && endsDoubleConsonant(stem) && stem.endsWith('l')) stem = stem.slice(0, -1);
+  if (measure(stem) > 1 && endsDoubleConsonant(stem) && stem.endsWith('l'))
+    stem = stem.slice(0, -1);
   return stem;
 }

@@ -15,8 +15,9 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
   under until up upon us very was we were what whatever when whenever where wherever whether
   which while who whom whose why will with within without would yet you your yours yourself
   yourselves s t d ll m re ve o y isn aren wasn weren don doesn didn wouldn shouldn couldn
-  cannot let lets may dont doesnt didnt cant isnt arent wasnt im ive youre theyre thats whats shan hi hey hello ok okay please thanks thank yes yeah oh also really
-  actually maybe perhaps quite rather still even though although however anyway well`
+  cannot let lets may dont doesnt didnt cant isnt arent wasnt im ive youre theyre thats whats
+  shan hi hey hello ok okay please thanks thank yes yeah oh also really actually maybe perhaps
+  quite rather still even though although however anyway well`
     .split(/\s+/)
     .filter((word) => word !== ''),
 );

@@ -11,7 +11,7 @@ const TOKEN = /[\p{L}\p{N}]+(?:[.,:/-]\p{N}+)*/gu;
 // pairs then give the character bigrams that work well for them.
 const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}]/u;
 
-/** Lowercases, strips diacritics (NFKD) and splits a text into word and number tokens. */
+/** Lowercases, strips diacritics (NFKD), opens contractions and splits a text into word and number tokens. */
 export function tokenizeText(text: string): string[] {
   const folded = text
     .normalize('NFKD')
@@ -23,25 +23,24 @@ export function tokenizeText(text: string): string[] {
     .replace(/n't\b/g, ' not')
     .replace(/'(?:s|re|ve|ll|d|m)\b/g, ' ')
     .replace(THOUSANDS_SEPARATOR, '$1');
-  const tokens: string[] = [];
+  const words: string[] = [];
   for (const match of folded.matchAll(TOKEN)) {
-    const token = match[0];
-    if (UNSPACED_SCRIPT.test(token)) pushUnspaced(token, tokens);
-    else tokens.push(token);
+    if (UNSPACED_SCRIPT.test(match[0])) pushUnspaced(match[0], words);
+    else words.push(match[0]);
   }
-  return tokens;
+  return words;
 }
 
-function pushUnspaced(token: string, tokens: string[]): void {
+function pushUnspaced(token: string, words: string[]): void {
   let run = '';
   for (const character of token) {
     if (UNSPACED_SCRIPT.test(character)) {
-      if (run !== '') tokens.push(run);
+      if (run !== '') words.push(run);
       run = '';
-      tokens.push(character);
+      words.push(character);
     } else {
       run += character;
     }
   }
-  if (run !== '') tokens.push(run);
+  if (run !== '') words.push(run);
 }
