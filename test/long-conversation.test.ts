@@ -104,6 +104,6 @@ for (const factory of storeFactories()) {
       expect(await store.countMessages(scope)).toBe(TURNS);
       // Late requests still carry a full window, not a trickle.
       expect(requestTokens(paraphrased.sent)).toBeGreaterThan((CONTEXT_WINDOW - MAX_TOKENS) / 4);
-    });
+    }, 600_000);
   });
 }
