@@ -13,7 +13,7 @@ export function prepareEmbeddingStatements(db: Database.Database) {
     ),
     embeddingsByIds: db
       .prepare<ByIdsParams, VectorRow>(
-        `SELECT id, embedding FROM messages
+        `SELECT id, embedding FROM messages INDEXED BY messages_id
           WHERE ${IN_SCOPE} AND id IN (${IDS}) AND embedding IS NOT NULL`,
       )
       .raw(),

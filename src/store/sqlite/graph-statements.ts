@@ -1,13 +1,19 @@
 import type Database from 'better-sqlite3';
 import type { MessageRow } from './message-row';
-import { IDS, IN_SCOPE, SELECT_MESSAGES, type ByIdParams, type ScopeParams } from './scope-sql';
+import {
+  IDS,
+  IN_SCOPE,
+  SELECT_MESSAGES_BY_ID,
+  type ByIdParams,
+  type ScopeParams,
+} from './scope-sql';
 
 /** Statements of the graph: RESPONDED_WITH and SYNAPSE edges, and neighbour expansion. */
 export function prepareGraphStatements(db: Database.Database) {
   return {
     // A user turn answered several times (regenerations) is paired with its latest answer.
     respondedWith: db.prepare<ByIdParams, MessageRow>(
-      `${SELECT_MESSAGES} AND deleted = 0 AND id IN (
+      `${SELECT_MESSAGES_BY_ID} AND deleted = 0 AND id IN (
          SELECT to_id FROM edges WHERE type = 'RESPONDED_WITH' AND from_id = @id AND ${IN_SCOPE}
          UNION ALL
          SELECT from_id FROM edges WHERE type = 'RESPONDED_WITH' AND to_id = @id AND ${IN_SCOPE})
@@ -72,14 +78,14 @@ export function prepareGraphStatements(db: Database.Database) {
                 CASE type WHEN 'SYNAPSE' THEN score ELSE @respondedWithScore END
            FROM edges WHERE to_id IN (SELECT id FROM given) AND ${IN_SCOPE}
          UNION ALL
-         SELECT parent_id, id, 'REPLIES_TO', @repliesToScore FROM messages
+         SELECT parent_id, id, 'REPLIES_TO', @repliesToScore FROM messages INDEXED BY messages_id
           WHERE ${IN_SCOPE} AND id IN (SELECT id FROM given) AND parent_id IS NOT NULL
          UNION ALL
          SELECT id, parent_id, 'REPLIES_TO', @repliesToScore FROM messages
           WHERE ${IN_SCOPE} AND parent_id IN (SELECT id FROM given) AND is_chunk = 0)
        SELECT linked.id AS id, linked.from_id AS fromId, linked.via AS via,
               max(linked.score) AS score
-         FROM linked JOIN messages n ON n.id = linked.id
+         FROM linked JOIN messages n INDEXED BY messages_id ON n.id = linked.id
         WHERE n.partition = @partition AND n.instance = @instance AND n.deleted = 0
           AND linked.id NOT IN (SELECT id FROM given)
         GROUP BY linked.id

@@ -1,16 +1,19 @@
 import type Database from 'better-sqlite3';
 
-/** The schema version this code writes, kept in `PRAGMA user_version`. */
-export const SCHEMA_VERSION = 1;
+/**
+ * The schema version this code writes, kept in `PRAGMA user_version`. 2 added the named
+ * indexes statements pin with INDEXED BY; the DDL is idempotent, so running it upgrades a 1.
+ */
+export const SCHEMA_VERSION = 2;
 
 // Column order matters: SQLite reads a row front to back, so the small columns come first,
 // the embedding next (a vector scan stops there) and the unbounded content and raw JSON last.
 // `pk` is an explicit INTEGER PRIMARY KEY because the external-content FTS tables point at it
 // and an implicit rowid may change on VACUUM.
-const SCHEMA_V1 = `
+const SCHEMA = `
 CREATE TABLE IF NOT EXISTS messages (
   pk INTEGER PRIMARY KEY,
-  id TEXT NOT NULL UNIQUE,
+  id TEXT NOT NULL,
   partition TEXT NOT NULL,
   instance TEXT NOT NULL,
   role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'tool')),
@@ -35,6 +38,9 @@ CREATE TABLE IF NOT EXISTS messages (
   raw TEXT NOT NULL
 ) STRICT;
 
+-- Indexes that statements name with INDEXED BY: without statistics SQLite prefers an index
+-- that yields seq order over the selective one and would scan the whole instance.
+CREATE UNIQUE INDEX IF NOT EXISTS messages_id ON messages (id);
 CREATE INDEX IF NOT EXISTS messages_scope_seq ON messages (partition, instance, seq);
 CREATE INDEX IF NOT EXISTS messages_scope_hash ON messages (partition, instance, content_hash);
 -- Serves both child listing (prefix) and the dedupe lookup of appendPath, even for the many
@@ -63,7 +69,7 @@ CREATE INDEX IF NOT EXISTS edges_to ON edges (to_id, type);
 
 CREATE TABLE IF NOT EXISTS tool_calls (
   pk INTEGER PRIMARY KEY,
-  id TEXT NOT NULL UNIQUE,
+  id TEXT NOT NULL,
   partition TEXT NOT NULL,
   instance TEXT NOT NULL,
   message_id TEXT NOT NULL,
@@ -74,10 +80,13 @@ CREATE TABLE IF NOT EXISTS tool_calls (
   duration_ms INTEGER,
   embedding BLOB,
   arguments TEXT NOT NULL,
-  result TEXT,
-  UNIQUE (message_id, call_id)
+  result TEXT
 ) STRICT;
 
+CREATE UNIQUE INDEX IF NOT EXISTS tool_calls_id ON tool_calls (id);
+-- One call id per message: what makes addToolCalls idempotent.
+CREATE UNIQUE INDEX IF NOT EXISTS tool_calls_message_call ON tool_calls (message_id, call_id);
+CREATE INDEX IF NOT EXISTS tool_calls_scope ON tool_calls (partition, instance);
 CREATE INDEX IF NOT EXISTS tool_calls_pending_embedding
   ON tool_calls (pk) WHERE embedding IS NULL;
 
@@ -182,7 +191,7 @@ export function migrateSchema(db: Database.Database): void {
       );
     }
     if (version === SCHEMA_VERSION) return;
-    db.exec(SCHEMA_V1);
+    db.exec(SCHEMA);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -15,6 +15,9 @@ export type ByIdsParams = ScopeParams & { ids: string };
 export const IN_SCOPE = 'partition = @partition AND instance = @instance';
 /** Messages of the scope, as MessageRow; callers append more conditions. */
 export const SELECT_MESSAGES = `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE ${IN_SCOPE}`;
+/** Messages of the scope looked up by id (`AND id ...`), pinned to the id index. */
+export const SELECT_MESSAGES_BY_ID = `SELECT ${MESSAGE_COLUMNS} FROM messages INDEXED BY messages_id
+  WHERE ${IN_SCOPE}`;
 /** Tool calls of the scope, as ToolCallRow; callers append more conditions. */
 export const SELECT_TOOL_CALLS = `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE ${IN_SCOPE}`;
 /** The ids of a `@ids` JSON array parameter, so a list never needs SQL built from text. */

@@ -12,6 +12,7 @@ import {
   IDS,
   IN_SCOPE,
   SELECT_MESSAGES,
+  SELECT_MESSAGES_BY_ID,
   SELECT_TOOL_CALLS,
   type ByIdParams,
   type ByIdsParams,
@@ -62,12 +63,15 @@ export function prepareStatements(db: Database.Database) {
   return {
     ping: db.prepare<[], number>('SELECT 1').pluck(),
     messageById: db.prepare<ByIdParams, MessageRow>(`${SELECT_MESSAGES} AND id = @id`),
-    messagesByIds: db.prepare<ByIdsParams, MessageRow>(`${SELECT_MESSAGES} AND id IN (${IDS})`),
+    messagesByIds: db.prepare<ByIdsParams, MessageRow>(
+      `${SELECT_MESSAGES_BY_ID} AND id IN (${IDS})`,
+    ),
     existingChild: db.prepare<
       ScopeParams & { parentId: string | null; role: TurnRole; contentHash: string },
       MessageRow
     >(
-      `${SELECT_MESSAGES} AND parent_id IS @parentId AND content_hash = @contentHash
+      `SELECT ${MESSAGE_COLUMNS} FROM messages INDEXED BY messages_scope_parent WHERE ${IN_SCOPE}
+       AND parent_id IS @parentId AND content_hash = @contentHash
        AND role = @role AND deleted = 0 AND is_chunk = 0 ORDER BY seq LIMIT 1`,
     ),
     nextSeq: db
@@ -89,11 +93,13 @@ export function prepareStatements(db: Database.Database) {
       `${SELECT_MESSAGES} AND is_chunk = 0 AND deleted = 0 ORDER BY seq DESC LIMIT 1`,
     ),
     byHash: db.prepare<ScopeParams & { contentHash: string; limit: number }, MessageRow>(
-      `${SELECT_MESSAGES} AND content_hash = @contentHash AND is_chunk = 0 AND deleted = 0
+      `SELECT ${MESSAGE_COLUMNS} FROM messages INDEXED BY messages_scope_hash WHERE ${IN_SCOPE}
+       AND content_hash = @contentHash AND is_chunk = 0 AND deleted = 0
        ORDER BY seq DESC LIMIT @limit`,
     ),
     children: db.prepare<ScopeParams & { parentId: string }, MessageRow>(
-      `${SELECT_MESSAGES} AND parent_id = @parentId AND is_chunk = 0 AND deleted = 0 ORDER BY seq`,
+      `SELECT ${MESSAGE_COLUMNS} FROM messages INDEXED BY messages_scope_parent WHERE ${IN_SCOPE}
+       AND parent_id = @parentId AND is_chunk = 0 AND deleted = 0 ORDER BY seq`,
     ),
     listAscending: db.prepare<ListParams, MessageRow>(
       `${LIST_FILTER} ORDER BY seq ASC LIMIT @limit`,
@@ -144,7 +150,8 @@ export function prepareStatements(db: Database.Database) {
     ),
     toolCallById: db.prepare<ByIdParams, ToolCallRow>(`${SELECT_TOOL_CALLS} AND id = @id`),
     toolCallsByMessage: db.prepare<ScopeParams & { messageId: string }, ToolCallRow>(
-      `${SELECT_TOOL_CALLS} AND message_id = @messageId ORDER BY timestamp, id`,
+      `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls INDEXED BY tool_calls_message_call
+        WHERE ${IN_SCOPE} AND message_id = @messageId ORDER BY timestamp, id`,
     ),
 
     ...prepareGraphStatements(db),
