@@ -63,11 +63,17 @@ export async function appendPath(options: AppendPathOptions): Promise<AppendedTu
   if (messages.length === 0) return [];
   return runner.writeTransaction(async (transaction) => {
     let lastSeq = await lockInstance(transaction, scope);
-    let parent = options.parentId === null ? null : await findParent(transaction, scope, options.parentId);
+    let parent =
+      options.parentId === null ? null : await findParent(transaction, scope, options.parentId);
     const turns: AppendedTurn[] = [];
     let index = 0;
     for (; index < messages.length; index += 1) {
-      const existing = await findExisting(transaction, scope, parent, messages[index] as NewMessage);
+      const existing = await findExisting(
+        transaction,
+        scope,
+        parent,
+        messages[index] as NewMessage,
+      );
       if (!existing) break;
       turns.push({ message: existing, created: false });
       parent = existing;
@@ -98,10 +104,15 @@ export async function appendPath(options: AppendPathOptions): Promise<AppendedTu
   });
 }
 
-async function findParent(transaction: TransactionRunner, scope: Scope, id: string): Promise<StoredMessage> {
+async function findParent(
+  transaction: TransactionRunner,
+  scope: Scope,
+  id: string,
+): Promise<StoredMessage> {
   const rows = await transaction.run(FIND_PARENT, { ...scopeParams(scope), id });
   const row = rows[0];
-  if (!row) throw new NotFoundError(`parent message ${id} is not a turn of this instance`, 'parentId');
+  if (!row)
+    throw new NotFoundError(`parent message ${id} is not a turn of this instance`, 'parentId');
   return toStoredMessage(row['message']);
 }
 

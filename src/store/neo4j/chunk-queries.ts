@@ -43,17 +43,25 @@ export async function setChunks(options: SetChunksOptions): Promise<StoredMessag
   return runner.writeTransaction(async (transaction) => {
     await lockInstance(transaction, scope);
     const rows = await transaction.run(FIND_TURN, params);
-    if (!rows[0]) throw new NotFoundError(`turn ${parentId} does not exist in this scope`, 'parentId');
+    if (!rows[0])
+      throw new NotFoundError(`turn ${parentId} does not exist in this scope`, 'parentId');
     const parent = toStoredMessage(rows[0]['message']);
     await transaction.run(DELETE_CHUNKS, params);
-    const chunks = options.chunks.map((chunk, index) => newChunk({ parent, chunk, index, id: options.newId() }));
-    if (chunks.length > 0) await transaction.run(CREATE_CHUNKS, { ...params, rows: chunks.map(toMessageProperties) });
+    const chunks = options.chunks.map((chunk, index) =>
+      newChunk({ parent, chunk, index, id: options.newId() }),
+    );
+    if (chunks.length > 0)
+      await transaction.run(CREATE_CHUNKS, { ...params, rows: chunks.map(toMessageProperties) });
     return chunks;
   });
 }
 
 /** The chunks of a turn, in order. */
-export async function getChunks(runner: Neo4jRunner, scope: Scope, parentId: string): Promise<StoredMessage[]> {
+export async function getChunks(
+  runner: Neo4jRunner,
+  scope: Scope,
+  parentId: string,
+): Promise<StoredMessage[]> {
   const rows = await runner.read(
     `MATCH (m:Message {chunk_parent_id: $parentId})
      WHERE m.partition = $partition AND m.instance = $instance AND m.is_chunk = true

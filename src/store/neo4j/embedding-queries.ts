@@ -14,10 +14,16 @@ export interface EmbeddingItem {
 const CLEAR_BATCH = 5_000;
 
 /** Stores embeddings on nodes of the scope (ids of other scopes are ignored), in one transaction. */
-export async function setEmbeddings(runner: Neo4jRunner, scope: Scope, items: EmbeddingItem[]): Promise<void> {
+export async function setEmbeddings(
+  runner: Neo4jRunner,
+  scope: Scope,
+  items: EmbeddingItem[],
+): Promise<void> {
   if (items.length === 0) return;
   const toRows = (kind: EmbeddingItem['kind']) =>
-    items.filter((item) => item.kind === kind).map((item) => ({ id: item.id, vector: item.vector }));
+    items
+      .filter((item) => item.kind === kind)
+      .map((item) => ({ id: item.id, vector: item.vector }));
   await runner.writeTransaction(async (transaction) => {
     // Plain number arrays arrive as LIST<FLOAT>, the type Community's vector index reads.
     await transaction.run(
@@ -36,7 +42,11 @@ export async function setEmbeddings(runner: Neo4jRunner, scope: Scope, items: Em
 }
 
 /** Embeddings of messages and chunks by id; ids without one are left out. */
-export async function getEmbeddings(runner: Neo4jRunner, scope: Scope, ids: string[]): Promise<Map<string, number[]>> {
+export async function getEmbeddings(
+  runner: Neo4jRunner,
+  scope: Scope,
+  ids: string[],
+): Promise<Map<string, number[]>> {
   const embeddings = new Map<string, number[]>();
   if (ids.length === 0) return embeddings;
   const rows = await runner.read(
@@ -54,7 +64,10 @@ export async function getEmbeddings(runner: Neo4jRunner, scope: Scope, ids: stri
 }
 
 /** Live messages with text, then tool calls, that still lack an embedding, in any scope. */
-export async function pendingEmbeddings(runner: Neo4jRunner, limit: number): Promise<PendingEmbedding[]> {
+export async function pendingEmbeddings(
+  runner: Neo4jRunner,
+  limit: number,
+): Promise<PendingEmbedding[]> {
   if (limit <= 0) return [];
   const messages = await runner.read(
     `MATCH (m:Message) WHERE m.needs_embedding = true AND m.deleted = false

@@ -25,7 +25,9 @@ export function toLuceneQuery(text: string): string | null {
   }
   if (terms.size === 0) return null;
   // Words hold no syntax characters, but escaping keeps the query safe by construction.
-  return [...terms].map((term) => `"${term.replace(LUCENE_SPECIAL, (character) => `\\${character}`)}"`).join(' OR ');
+  return [...terms]
+    .map((term) => `"${term.replace(LUCENE_SPECIAL, (character) => `\\${character}`)}"`)
+    .join(' OR ');
 }
 
 /**

@@ -37,7 +37,8 @@ export async function getBranch(
     const chain = (row['messages'] as unknown[]).map(toStoredMessage);
     for (const message of includeStart ? chain : chain.slice(1)) {
       // A branch never leaves its scope, even if a stray edge would.
-      if (message.partition !== scope.partition || message.instance !== scope.instance) return branch;
+      if (message.partition !== scope.partition || message.instance !== scope.instance)
+        return branch;
       if (message.deleted) continue;
       branch.push(message);
       if (branch.length >= options.limit) return branch;

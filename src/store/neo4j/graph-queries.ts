@@ -5,7 +5,11 @@ import type { Neo4jRunner } from './neo4j-runner';
 import { scopeParams } from './scope-params';
 
 /** Adds or updates SYNAPSE links; both ends must be messages of the scope, self-links are skipped. */
-export async function addSynapses(runner: Neo4jRunner, scope: Scope, synapses: Synapse[]): Promise<void> {
+export async function addSynapses(
+  runner: Neo4jRunner,
+  scope: Scope,
+  synapses: Synapse[],
+): Promise<void> {
   const rows = synapses
     .filter((synapse) => synapse.fromId !== synapse.toId)
     .map((synapse) => ({ fromId: synapse.fromId, toId: synapse.toId, score: synapse.score }));
@@ -21,7 +25,11 @@ export async function addSynapses(runner: Neo4jRunner, scope: Scope, synapses: S
 }
 
 /** Synapses between a turn and live turns, either direction, strongest first. */
-export async function getSynapses(runner: Neo4jRunner, scope: Scope, id: string): Promise<Synapse[]> {
+export async function getSynapses(
+  runner: Neo4jRunner,
+  scope: Scope,
+  id: string,
+): Promise<Synapse[]> {
   const rows = await runner.read(
     `MATCH (m:Message {id: $id, partition: $partition, instance: $instance})-[link:SYNAPSE]-(other:Message)
      WHERE other.partition = $partition AND other.instance = $instance AND other.deleted = false

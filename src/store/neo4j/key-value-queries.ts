@@ -21,7 +21,11 @@ export async function getCoreMemory(runner: Neo4jRunner, scope: Scope): Promise<
 }
 
 /** Creates or replaces a core-memory block (MERGE on the unique (partition, instance, name)). */
-export async function putCoreMemory(runner: Neo4jRunner, scope: Scope, block: CoreMemoryBlock): Promise<void> {
+export async function putCoreMemory(
+  runner: Neo4jRunner,
+  scope: Scope,
+  block: CoreMemoryBlock,
+): Promise<void> {
   await runner.write(
     `MERGE (c:CoreMemory {partition: $partition, instance: $instance, name: $name})
      SET c.content = $content, c.token_count = $tokenCount, c.updated_at = $updatedAt`,
@@ -36,7 +40,11 @@ export async function putCoreMemory(runner: Neo4jRunner, scope: Scope, block: Co
 }
 
 /** The running summary of a branch before a boundary turn, or null. */
-export async function getSummary(runner: Neo4jRunner, scope: Scope, boundaryId: string): Promise<BranchSummary | null> {
+export async function getSummary(
+  runner: Neo4jRunner,
+  scope: Scope,
+  boundaryId: string,
+): Promise<BranchSummary | null> {
   const rows = await runner.read(
     `MATCH (s:Summary {partition: $partition, instance: $instance, boundary_id: $boundaryId})
      RETURN s.boundary_id AS boundaryId, s.content AS content, s.token_count AS tokenCount,
@@ -55,7 +63,11 @@ export async function getSummary(runner: Neo4jRunner, scope: Scope, boundaryId: 
 }
 
 /** Creates or replaces the summary of a branch before its boundary turn. */
-export async function putSummary(runner: Neo4jRunner, scope: Scope, summary: BranchSummary): Promise<void> {
+export async function putSummary(
+  runner: Neo4jRunner,
+  scope: Scope,
+  summary: BranchSummary,
+): Promise<void> {
   await runner.write(
     `MERGE (s:Summary {partition: $partition, instance: $instance, boundary_id: $boundaryId})
      SET s.content = $content, s.token_count = $tokenCount, s.turns = $turns, s.updated_at = $updatedAt`,

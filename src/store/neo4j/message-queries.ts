@@ -10,9 +10,18 @@ const IN_SCOPE = 'MATCH (m:Message {partition: $partition, instance: $instance})
 const TURN = 'm.is_chunk = false AND m.deleted = false';
 const RETURN_MESSAGE = `RETURN ${projectMessage('m')} AS message`;
 
+// Ordering by every property of the (partition, instance, seq) index lets the planner read the
+// index in order and stop at LIMIT, instead of sorting every turn of a long-lived instance.
+function orderBySeq(direction: 'ASC' | 'DESC'): string {
+  return `ORDER BY m.partition ${direction}, m.instance ${direction}, m.seq ${direction}`;
+}
+
 /** The live turn with the highest seq in the instance, or null. */
 export async function latestTurn(runner: Neo4jRunner, scope: Scope): Promise<StoredMessage | null> {
-  const rows = await runner.read(`${IN_SCOPE} AND ${TURN} ${RETURN_MESSAGE} ORDER BY m.seq DESC LIMIT 1`, scopeParams(scope));
+  const rows = await runner.read(
+    `${IN_SCOPE} AND ${TURN} ${RETURN_MESSAGE} ${orderBySeq('DESC')} LIMIT 1`,
+    scopeParams(scope),
+  );
   return firstMessage(rows);
 }
 
@@ -26,13 +35,21 @@ export async function findByHash(
   const rows = await runner.read(
     `MATCH (m:Message {partition: $partition, instance: $instance, content_hash: $contentHash})
      WHERE ${TURN} ${RETURN_MESSAGE} ORDER BY m.seq DESC LIMIT $limit`,
-    { ...scopeParams(scope), contentHash: options.contentHash, limit: int(Math.floor(options.limit)) },
+    {
+      ...scopeParams(scope),
+      contentHash: options.contentHash,
+      limit: int(Math.floor(options.limit)),
+    },
   );
   return toMessages(rows);
 }
 
 /** Turns or chunks by id (deleted ones too, flagged), in the order asked, missing ids left out. */
-export async function getMessages(runner: Neo4jRunner, scope: Scope, ids: string[]): Promise<StoredMessage[]> {
+export async function getMessages(
+  runner: Neo4jRunner,
+  scope: Scope,
+  ids: string[],
+): Promise<StoredMessage[]> {
   if (ids.length === 0) return [];
   const rows = await runner.read(
     `UNWIND $ids AS id
@@ -45,7 +62,11 @@ export async function getMessages(runner: Neo4jRunner, scope: Scope, ids: string
 }
 
 /** The live turns that reply to `parentId`, oldest first. */
-export async function getChildren(runner: Neo4jRunner, scope: Scope, parentId: string): Promise<StoredMessage[]> {
+export async function getChildren(
+  runner: Neo4jRunner,
+  scope: Scope,
+  parentId: string,
+): Promise<StoredMessage[]> {
   const rows = await runner.read(
     `MATCH (m:Message)-[:REPLIES_TO]->(:Message {id: $parentId, partition: $partition, instance: $instance})
      WHERE m.partition = $partition AND m.instance = $instance AND ${TURN}
@@ -56,7 +77,11 @@ export async function getChildren(runner: Neo4jRunner, scope: Scope, parentId: s
 }
 
 /** The RESPONDED_WITH partner of a turn: the latest live answer of a question, or the question of an answer. */
-export async function getRespondedWith(runner: Neo4jRunner, scope: Scope, id: string): Promise<StoredMessage | null> {
+export async function getRespondedWith(
+  runner: Neo4jRunner,
+  scope: Scope,
+  id: string,
+): Promise<StoredMessage | null> {
   const rows = await runner.read(
     `MATCH (:Message {id: $id, partition: $partition, instance: $instance})-[:RESPONDED_WITH]-(m:Message)
      WHERE m.partition = $partition AND m.instance = $instance AND m.deleted = false
@@ -100,7 +125,7 @@ export async function listMessages(
   }
   const order = options.order === 'desc' ? 'DESC' : 'ASC';
   const rows = await runner.read(
-    `${IN_SCOPE} AND ${conditions.join(' AND ')} ${RETURN_MESSAGE} ORDER BY m.seq ${order} LIMIT $limit`,
+    `${IN_SCOPE} AND ${conditions.join(' AND ')} ${RETURN_MESSAGE} ${orderBySeq(order)} LIMIT $limit`,
     params,
   );
   return toMessages(rows);
@@ -108,7 +133,10 @@ export async function listMessages(
 
 /** Number of live turns in the instance. */
 export async function countMessages(runner: Neo4jRunner, scope: Scope): Promise<number> {
-  const rows = await runner.read(`${IN_SCOPE} AND ${TURN} RETURN count(m) AS count`, scopeParams(scope));
+  const rows = await runner.read(
+    `${IN_SCOPE} AND ${TURN} RETURN count(m) AS count`,
+    scopeParams(scope),
+  );
   return toNumber(rows[0]?.['count']) ?? 0;
 }
 

@@ -48,7 +48,10 @@ export class Neo4jRunner {
 
   /** Runs several statements in one write transaction; `work` may run again on a transient error. */
   async writeTransaction<T>(work: (transaction: TransactionRunner) => Promise<T>): Promise<T> {
-    const session = this.driver.session({ database: this.database, defaultAccessMode: neo4j.session.WRITE });
+    const session = this.driver.session({
+      database: this.database,
+      defaultAccessMode: neo4j.session.WRITE,
+    });
     try {
       return await session.executeWrite((transaction) => work(wrapTransaction(transaction)));
     } catch (error) {
@@ -73,9 +76,16 @@ export class Neo4jRunner {
     await this.driver.close();
   }
 
-  private async execute(cypher: string, parameters: Row, routing: 'READ' | 'WRITE'): Promise<Row[]> {
+  private async execute(
+    cypher: string,
+    parameters: Row,
+    routing: 'READ' | 'WRITE',
+  ): Promise<Row[]> {
     try {
-      const result = await this.driver.executeQuery(cypher, parameters, { database: this.database, routing });
+      const result = await this.driver.executeQuery(cypher, parameters, {
+        database: this.database,
+        routing,
+      });
       return result.records.map((record) => record.toObject() as Row);
     } catch (error) {
       throw translateError(error);

@@ -1,5 +1,11 @@
 import type { Neo4jConfig } from '../../config/load-config';
-import type { ListMessagesOptions, MemoryStore, StoreHealth, VectorHit, VectorSearchOptions } from '../memory-store';
+import type {
+  ListMessagesOptions,
+  MemoryStore,
+  StoreHealth,
+  VectorHit,
+  VectorSearchOptions,
+} from '../memory-store';
 import type {
   AppendedTurn,
   BranchSummary,
@@ -16,22 +22,39 @@ import type {
 } from '../types';
 import { appendPath } from './append-path';
 import { getChunks, setChunks } from './chunk-queries';
-import { clearEmbeddings, getEmbeddings, pendingEmbeddings, setEmbeddings, type EmbeddingItem } from './embedding-queries';
+import {
+  clearEmbeddings,
+  getEmbeddings,
+  pendingEmbeddings,
+  setEmbeddings,
+  type EmbeddingItem,
+} from './embedding-queries';
 import { fullTextSearch } from './full-text-search';
 import { getBranch } from './get-branch';
 import { addSynapses, getSynapses, neighbours } from './graph-queries';
-import { getCoreMemory, getMeta, getSummary, putCoreMemory, putSummary, setMeta } from './key-value-queries';
+import {
+  getCoreMemory,
+  getMeta,
+  getSummary,
+  putCoreMemory,
+  putSummary,
+  setMeta,
+} from './key-value-queries';
 import * as messages from './message-queries';
 import { Neo4jRunner } from './neo4j-runner';
 import { createIdFactory } from './new-id';
 import { ensureSchema, type VectorStrategy } from './schema';
 import { addToolCalls, getToolCall, getToolCallsByMessage } from './tool-call-queries';
-import { vectorSearch } from './vector-search';
+import { EXACT_SCAN_LIMIT, vectorSearch } from './vector-search';
 
 /** Options of the Neo4j store: the connection settings, and a clock tests can pin. */
 export type Neo4jStoreOptions = Neo4jConfig & {
   /** Milliseconds since the epoch for records stored without a timestamp. */
   clock?: () => number;
+  /** 'scoped' skips in-index filtering even where the server has it (tests, or a misbehaving server). */
+  vectorStrategy?: 'scoped';
+  /** Scoped strategy: scopes with at most this many embedded nodes are scanned exactly. */
+  exactScanLimit?: number;
 };
 
 /**
@@ -48,11 +71,15 @@ export class Neo4jStore implements MemoryStore {
   private dimensions = 0;
   private strategy: VectorStrategy = 'scoped';
   private agent = '';
+  private readonly forcedStrategy: 'scoped' | null;
+  private readonly exactScanLimit: number;
 
   constructor(options: Neo4jStoreOptions) {
     this.runner = new Neo4jRunner(options);
     this.clock = options.clock ?? Date.now;
     this.newId = createIdFactory(this.clock);
+    this.forcedStrategy = options.vectorStrategy ?? null;
+    this.exactScanLimit = options.exactScanLimit ?? EXACT_SCAN_LIMIT;
   }
 
   /** The vector search strategy init chose for this server (for health output and tests). */
@@ -62,7 +89,11 @@ export class Neo4jStore implements MemoryStore {
 
   async init(options: { embeddingDimensions: number }): Promise<void> {
     this.agent = await this.runner.serverAgent();
-    this.strategy = await ensureSchema(this.runner, { dimensions: options.embeddingDimensions, agent: this.agent });
+    const detected = await ensureSchema(this.runner, {
+      dimensions: options.embeddingDimensions,
+      agent: this.agent,
+    });
+    this.strategy = this.forcedStrategy ?? detected;
     this.dimensions = options.embeddingDimensions;
   }
 
@@ -75,14 +106,27 @@ export class Neo4jStore implements MemoryStore {
       const agent = await this.runner.serverAgent();
       return { ok: true, store: 'neo4j', detail: `${agent}, vector search ${this.strategy}` };
     } catch (error) {
-      return { ok: false, store: 'neo4j', detail: error instanceof Error ? error.message : String(error) };
+      return {
+        ok: false,
+        store: 'neo4j',
+        detail: error instanceof Error ? error.message : String(error),
+      };
     }
   }
 
-  async appendPath(scope: Scope, input: { parentId: string | null; messages: NewMessage[] }): Promise<AppendedTurn[]> {
+  async appendPath(
+    scope: Scope,
+    input: { parentId: string | null; messages: NewMessage[] },
+  ): Promise<AppendedTurn[]> {
     const now = this.clock();
     // One timestamp for the whole path, as the embedded store does.
-    return appendPath({ runner: this.runner, scope, ...input, clock: () => now, newId: this.newId });
+    return appendPath({
+      runner: this.runner,
+      scope,
+      ...input,
+      clock: () => now,
+      newId: this.newId,
+    });
   }
 
   async latestTurn(scope: Scope): Promise<StoredMessage | null> {
@@ -93,7 +137,11 @@ export class Neo4jStore implements MemoryStore {
     return messages.findByHash(this.runner, scope, { contentHash, limit });
   }
 
-  async getBranch(scope: Scope, leafId: string, options: { limit: number }): Promise<StoredMessage[]> {
+  async getBranch(
+    scope: Scope,
+    leafId: string,
+    options: { limit: number },
+  ): Promise<StoredMessage[]> {
     return getBranch(this.runner, scope, { leafId, limit: options.limit });
   }
 
@@ -122,7 +170,11 @@ export class Neo4jStore implements MemoryStore {
     return messages.countMessages(this.runner, scope);
   }
 
-  async setChunks(scope: Scope, parentId: string, chunks: { content: string; tokenCount: number }[]): Promise<StoredMessage[]> {
+  async setChunks(
+    scope: Scope,
+    parentId: string,
+    chunks: { content: string; tokenCount: number }[],
+  ): Promise<StoredMessage[]> {
     return setChunks({ runner: this.runner, scope, parentId, chunks, newId: this.newId });
   }
 
@@ -130,8 +182,19 @@ export class Neo4jStore implements MemoryStore {
     return getChunks(this.runner, scope, parentId);
   }
 
-  async addToolCalls(scope: Scope, messageId: string, calls: NewToolCall[]): Promise<StoredToolCall[]> {
-    return addToolCalls({ runner: this.runner, scope, messageId, calls, clock: this.clock, newId: this.newId });
+  async addToolCalls(
+    scope: Scope,
+    messageId: string,
+    calls: NewToolCall[],
+  ): Promise<StoredToolCall[]> {
+    return addToolCalls({
+      runner: this.runner,
+      scope,
+      messageId,
+      calls,
+      clock: this.clock,
+      newId: this.newId,
+    });
   }
 
   async getToolCall(scope: Scope, id: string): Promise<StoredToolCall | null> {
@@ -159,7 +222,11 @@ export class Neo4jStore implements MemoryStore {
     await clearEmbeddings(this.runner);
   }
 
-  async vectorSearch(scope: Scope, vector: number[], options: VectorSearchOptions): Promise<VectorHit[]> {
+  async vectorSearch(
+    scope: Scope,
+    vector: number[],
+    options: VectorSearchOptions,
+  ): Promise<VectorHit[]> {
     this.checkDimensions(vector);
     // A zero vector has no direction: nothing is similar to it.
     if (options.k <= 0 || vector.every((value) => value === 0)) return [];
@@ -171,6 +238,7 @@ export class Neo4jStore implements MemoryStore {
       includeToolCalls: options.includeToolCalls === true,
       strategy: this.strategy,
       dimensions: this.dimensions,
+      exactScanLimit: this.exactScanLimit,
     });
   }
 
@@ -218,7 +286,9 @@ export class Neo4jStore implements MemoryStore {
     // A vector of another length would be stored and then never match anything (the index
     // skips it); reject it where the mistake is made, as the embedded store does.
     if (this.dimensions > 0 && vector.length !== this.dimensions) {
-      throw new RangeError(`vector has ${vector.length} dimensions; the store was opened with ${this.dimensions}`);
+      throw new RangeError(
+        `vector has ${vector.length} dimensions; the store was opened with ${this.dimensions}`,
+      );
     }
   }
 }

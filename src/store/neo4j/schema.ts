@@ -63,7 +63,9 @@ export async function ensureSchema(
 ): Promise<VectorStrategy> {
   const { dimensions } = options;
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4096) {
-    throw new Error(`embedding dimensions must be a whole number from 1 to 4096, got ${dimensions}`);
+    throw new Error(
+      `embedding dimensions must be a whole number from 1 to 4096, got ${dimensions}`,
+    );
   }
   for (const statement of SCHEMA_STATEMENTS) await runSchemaStatement(runner, statement);
   let filtered = supportsFilteredVectorSearch(options.agent);
@@ -84,7 +86,12 @@ async function ensureVectorIndex(
   const name = label === 'Message' ? INDEX_NAMES.messageVector : INDEX_NAMES.toolCallVector;
   const wanted = options.filtered ? [...VECTOR_FILTER_PROPERTIES[label]] : [];
   const existing = await findVectorIndex(runner, label);
-  if (existing && (existing.name !== name || existing.dimensions !== dimensions || !sameList(existing.filters, wanted))) {
+  if (
+    existing &&
+    (existing.name !== name ||
+      existing.dimensions !== dimensions ||
+      !sameList(existing.filters, wanted))
+  ) {
     // A vector index only indexes vectors of its own dimensions: after a model change (or an
     // upgrade that brings filtering) it must be rebuilt. The embeddings stay on the nodes.
     await runner.write(`DROP INDEX ${quoteName(existing.name)} IF EXISTS`);
@@ -104,7 +111,10 @@ async function ensureVectorIndex(
       if (!isSyntaxError(error)) throw error;
     }
   }
-  await runSchemaStatement(runner, `CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (v:${label}) ON v.embedding ${indexOptions}`);
+  await runSchemaStatement(
+    runner,
+    `CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (v:${label}) ON v.embedding ${indexOptions}`,
+  );
   return false;
 }
 
@@ -135,14 +145,18 @@ async function runSchemaStatement(runner: Neo4jRunner, statement: string): Promi
   } catch (error) {
     // Two proxies starting at once: the other one created it first, which is what we wanted.
     const code = (error as { code?: unknown }).code;
-    if (typeof code === 'string' && /^Neo\.ClientError\.Schema\.\w*AlreadyExists$/.test(code)) return;
+    if (typeof code === 'string' && /^Neo\.ClientError\.Schema\.\w*AlreadyExists$/.test(code))
+      return;
     throw error;
   }
 }
 
 function isSyntaxError(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
-  return code === 'Neo.ClientError.Statement.SyntaxError' || code === 'Neo.ClientError.Statement.ArgumentError';
+  return (
+    code === 'Neo.ClientError.Statement.SyntaxError' ||
+    code === 'Neo.ClientError.Statement.ArgumentError'
+  );
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

@@ -43,7 +43,8 @@ export async function addToolCalls(options: AddToolCallsOptions): Promise<Stored
       'MATCH (m:Message {id: $messageId, partition: $partition, instance: $instance}) RETURN m.id AS id',
       params,
     );
-    if (!found[0]) throw new NotFoundError(`turn ${messageId} does not exist in this scope`, 'messageId');
+    if (!found[0])
+      throw new NotFoundError(`turn ${messageId} does not exist in this scope`, 'messageId');
     const now = options.clock();
     const rows = calls.map((call) =>
       toToolCallProperties({
@@ -64,7 +65,9 @@ export async function addToolCalls(options: AddToolCallsOptions): Promise<Stored
       // Looked up call by call, so a batch that repeats a call id sees its own first insert.
       const lookup = { ...params, callId: row['call_id'], result: row['result'] };
       const existing = await transaction.run(UPDATE_EXISTING, lookup);
-      const result = existing[0] ? existing : await transaction.run(CREATE_CALL, { ...params, row });
+      const result = existing[0]
+        ? existing
+        : await transaction.run(CREATE_CALL, { ...params, row });
       if (result[0]) stored.push(toStoredToolCall(result[0]['call']));
     }
     return stored;
@@ -72,7 +75,11 @@ export async function addToolCalls(options: AddToolCallsOptions): Promise<Stored
 }
 
 /** One tool call by id, or null. */
-export async function getToolCall(runner: Neo4jRunner, scope: Scope, id: string): Promise<StoredToolCall | null> {
+export async function getToolCall(
+  runner: Neo4jRunner,
+  scope: Scope,
+  id: string,
+): Promise<StoredToolCall | null> {
   const rows = await runner.read(
     `MATCH (t:ToolCall {id: $id}) WHERE t.partition = $partition AND t.instance = $instance
      RETURN ${projectToolCall('t')} AS call`,

@@ -13,7 +13,10 @@ const UNAVAILABLE_SERVER_CODES = new Set([
 /** Whether an error means Neo4j cannot be reached or cannot serve right now (answered as 503). */
 export function isUnavailableError(error: unknown): boolean {
   if (error instanceof Neo4jError) {
-    if (error.code === neo4jErrorCodes.SERVICE_UNAVAILABLE || error.code === neo4jErrorCodes.SESSION_EXPIRED) {
+    if (
+      error.code === neo4jErrorCodes.SERVICE_UNAVAILABLE ||
+      error.code === neo4jErrorCodes.SESSION_EXPIRED
+    ) {
       return true;
     }
     if (UNAVAILABLE_SERVER_CODES.has(error.code)) return true;
@@ -23,7 +26,12 @@ export function isUnavailableError(error: unknown): boolean {
   }
   const code = (error as { code?: unknown } | null)?.code;
   // Socket errors that escape the driver's own wrapping.
-  return code === 'ECONNREFUSED' || code === 'ECONNRESET' || code === 'ETIMEDOUT' || code === 'EHOSTUNREACH';
+  return (
+    code === 'ECONNREFUSED' ||
+    code === 'ECONNRESET' ||
+    code === 'ETIMEDOUT' ||
+    code === 'EHOSTUNREACH'
+  );
 }
 
 /** Turns connection failures into StoreUnavailableError; every other error passes through unchanged. */

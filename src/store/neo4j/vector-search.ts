@@ -14,18 +14,37 @@ export interface VectorSearchInput {
   includeToolCalls: boolean;
   strategy: VectorStrategy;
   dimensions: number;
+  /** Scoped strategy: scopes with at most this many embedded nodes are scanned exactly. */
+  exactScanLimit: number;
 }
 
-/** Scopes with at most this many embedded nodes are scanned exactly: cheap, and never misses. */
+/** Default exact-scan bound: a scan of this many vectors is cheap, and an exact scan never misses. */
 export const EXACT_SCAN_LIMIT = 5_000;
 // Over-fetching from the unfiltered index stops growing here and falls back to the exact scan.
 const MAX_OVERFETCH = 20_000;
 
-type Target = { label: 'Message' | 'ToolCall'; kind: VectorHit['kind']; index: string; live: string };
+// `inScope` names the scope with a predicate on every property of a composite range index,
+// which is what lets the planner seek the scope's nodes instead of scanning the label.
+type Target = { label: 'Message' | 'ToolCall'; index: string; inScope: string; live: string };
+
+// Index scores come from quantized vectors (int8 on 5.26, binary with rescoring on 2026.x) and
+// can be off in the third decimal; scoring the few hits from the stored vectors keeps scores
+// exact, equal to the exact scan's and to the embedded store's.
+const EXACT_SCORE = 'vector.similarity.cosine(n.embedding, $vector) AS score';
 
 const TARGETS: Record<VectorHit['kind'], Target> = {
-  message: { label: 'Message', kind: 'message', index: INDEX_NAMES.messageVector, live: 'n.deleted = false' },
-  toolcall: { label: 'ToolCall', kind: 'toolcall', index: INDEX_NAMES.toolCallVector, live: 'true' },
+  message: {
+    label: 'Message',
+    index: INDEX_NAMES.messageVector,
+    inScope: 'n.partition = $partition AND n.instance = $instance AND n.seq >= 0',
+    live: 'n.deleted = false',
+  },
+  toolcall: {
+    label: 'ToolCall',
+    index: INDEX_NAMES.toolCallVector,
+    inScope: 'n.partition = $partition AND n.instance = $instance AND n.message_id IS NOT NULL',
+    live: 'true',
+  },
 };
 
 /**
@@ -40,7 +59,9 @@ export async function vectorSearch(input: VectorSearchInput): Promise<VectorHit[
   for (const kind of kinds) {
     const target = TARGETS[kind];
     const rows =
-      input.strategy === 'filtered' ? await filteredSearch(input, target) : await scopedSearch(input, target);
+      input.strategy === 'filtered'
+        ? await filteredSearch(input, target)
+        : await scopedSearch(input, target);
     for (const row of rows) {
       hits.push({ id: String(row['id']), kind, score: 2 * (toNumber(row['score']) ?? 0) - 1 });
     }
@@ -60,8 +81,8 @@ async function filteredSearch(input: VectorSearchInput, target: Target): Promise
          FOR $vector
          WHERE n.partition = $partition AND n.instance = $instance${liveFilter}
          LIMIT $k
-       ) SCORE AS score
-     RETURN n.id AS id, score`,
+       )
+     RETURN n.id AS id, ${EXACT_SCORE}`,
     { ...scopeParams(input.scope), vector: input.vector, k: integerParam(input.k) },
   );
 }
@@ -72,22 +93,26 @@ async function filteredSearch(input: VectorSearchInput, target: Target): Promise
  * growing k until k of its own hits come back, and falls back to the exact scan if they never do.
  */
 async function scopedSearch(input: VectorSearchInput, target: Target): Promise<Row[]> {
-  const params = { ...scopeParams(input.scope), vector: input.vector, dimensions: integerParam(input.dimensions) };
+  const params = {
+    ...scopeParams(input.scope),
+    vector: input.vector,
+    dimensions: integerParam(input.dimensions),
+  };
   const counted = await input.runner.read(
-    `MATCH (n:${target.label} {partition: $partition, instance: $instance})
-     WHERE n.embedding IS NOT NULL
+    `MATCH (n:${target.label})
+     WHERE ${target.inScope} AND n.embedding IS NOT NULL
      WITH n LIMIT $cap
      RETURN count(n) AS embedded`,
-    { ...params, cap: integerParam(EXACT_SCAN_LIMIT + 1) },
+    { ...params, cap: integerParam(input.exactScanLimit + 1) },
   );
   const embedded = toNumber(counted[0]?.['embedded']) ?? 0;
   if (embedded === 0) return [];
-  if (embedded <= EXACT_SCAN_LIMIT) return exactScan(input, target);
+  if (embedded <= input.exactScanLimit) return exactScan(input, target);
   for (let fetch = Math.max(input.k * 8, 100); fetch <= MAX_OVERFETCH; fetch *= 4) {
     const rows = await input.runner.read(
-      `CALL db.index.vector.queryNodes('${target.index}', $fetch, $vector) YIELD node AS n, score
+      `CALL db.index.vector.queryNodes('${target.index}', $fetch, $vector) YIELD node AS n
        WHERE n.partition = $partition AND n.instance = $instance AND ${target.live}
-       RETURN n.id AS id, score
+       RETURN n.id AS id, ${EXACT_SCORE}
        ORDER BY score DESC LIMIT $k`,
       { ...params, fetch: integerParam(fetch), k: integerParam(input.k) },
     );
@@ -99,11 +124,11 @@ async function scopedSearch(input: VectorSearchInput, target: Target): Promise<R
 async function exactScan(input: VectorSearchInput, target: Target): Promise<Row[]> {
   // Vectors of another model's dimensions (before a re-embed finishes) cannot be compared.
   return input.runner.read(
-    `MATCH (n:${target.label} {partition: $partition, instance: $instance})
-     WHERE n.embedding IS NOT NULL AND size(n.embedding) = $dimensions AND ${target.live}
-     WITH n, vector.similarity.cosine(n.embedding, $vector) AS score
+    `MATCH (n:${target.label})
+     WHERE ${target.inScope} AND n.embedding IS NOT NULL AND size(n.embedding) = $dimensions AND ${target.live}
+     WITH n.id AS id, ${EXACT_SCORE}
      WHERE score IS NOT NULL
-     RETURN n.id AS id, score
+     RETURN id, score
      ORDER BY score DESC LIMIT $k`,
     {
       ...scopeParams(input.scope),

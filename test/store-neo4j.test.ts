@@ -1,0 +1,292 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StoreUnavailableError } from '../src/errors';
+import type { Neo4jConfig } from '../src/config/load-config';
+import type { Scope } from '../src/store/types';
+import { Neo4jRunner } from '../src/store/neo4j/neo4j-runner';
+import { Neo4jStore, type Neo4jStoreOptions } from '../src/store/neo4j/neo4j-store';
+import {
+  combine,
+  freshScope,
+  orthogonalUnitVector,
+  randomUnitVector,
+  turn,
+} from './store/contract-fixtures';
+import { neo4jTestConfig, storeFactories, TEST_DIMENSIONS } from './support/stores';
+
+// Throws when REQUIRE_NEO4J=1 and NEO4J_URI is unset, so CI can never skip this file silently.
+storeFactories();
+const config = neo4jTestConfig();
+
+const NOISE_VECTORS = 3_000;
+const NOISE_BATCH = 500;
+
+async function openStore(options: Partial<Neo4jStoreOptions> = {}): Promise<Neo4jStore> {
+  const store = new Neo4jStore({ ...(config as Neo4jConfig), ...options });
+  await store.init({ embeddingDimensions: TEST_DIMENSIONS });
+  return store;
+}
+
+function cosine(a: readonly number[], b: readonly number[]): number {
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  a.forEach((value, index) => {
+    const other = b[index] ?? 0;
+    dot += value * other;
+    normA += value * value;
+    normB += other * other;
+  });
+  return dot / Math.sqrt(normA * normB);
+}
+
+/** Expects a StoreUnavailableError (the HTTP layer's 503) well before a client would give up. */
+async function expectQuickUnavailable(operation: Promise<unknown>): Promise<void> {
+  const started = Date.now();
+  await expect(operation).rejects.toBeInstanceOf(StoreUnavailableError);
+  // Connection and acquisition timeouts (3-5 s) plus one retry, never an open-ended wait.
+  expect(Date.now() - started).toBeLessThan(15_000);
+}
+
+/** A local TCP port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe.skipIf(!config)('Neo4jStore on a real server', () => {
+  let store: Neo4jStore;
+  let runner: Neo4jRunner;
+
+  beforeAll(async () => {
+    store = await openStore();
+    runner = new Neo4jRunner(config as Neo4jConfig);
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await runner?.close();
+  });
+
+  it('creates its schema idempotently, also when two processes start at once', async () => {
+    const schema = async () => ({
+      constraints: (await runner.read('SHOW CONSTRAINTS YIELD name RETURN name ORDER BY name')).map(
+        (row) => row['name'],
+      ),
+      indexes: await runner.read(
+        `SHOW INDEXES YIELD name, type, state, properties, options
+         WHERE type IN ['RANGE', 'FULLTEXT', 'VECTOR']
+         RETURN name, type, state, properties, options.indexConfig['vector.dimensions'] AS dimensions
+         ORDER BY name`,
+      ),
+    });
+    const before = await schema();
+    const [first, second] = [
+      new Neo4jStore(config as Neo4jConfig),
+      new Neo4jStore(config as Neo4jConfig),
+    ];
+    try {
+      await Promise.all(
+        [first, second].map((each) => each.init({ embeddingDimensions: TEST_DIMENSIONS })),
+      );
+      await store.init({ embeddingDimensions: TEST_DIMENSIONS });
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+    const after = await schema();
+
+    expect(after).toEqual(before);
+    expect(after.constraints).toEqual(
+      expect.arrayContaining([
+        'message_id',
+        'toolcall_id',
+        'topic_id',
+        'instance_scope',
+        'core_memory_name',
+        'meta_key',
+      ]),
+    );
+    const byName = new Map(after.indexes.map((row) => [row['name'], row]));
+    for (const name of [
+      'message_scope_seq',
+      'message_scope_hash',
+      'message_content',
+      'toolcall_text',
+    ]) {
+      expect(byName.get(name), name).toMatchObject({ state: 'ONLINE' });
+    }
+    const vector = byName.get('message_embedding');
+    expect(vector).toMatchObject({ type: 'VECTOR', state: 'ONLINE', dimensions: TEST_DIMENSIONS });
+    const filters = store.vectorStrategy === 'filtered' ? ['partition', 'instance', 'deleted'] : [];
+    expect(vector?.['properties']).toEqual(['embedding', ...filters]);
+  });
+
+  describe('vector search in a small instance beside a big one', () => {
+    const small = freshScope();
+    const noise = freshScope();
+    const query = randomUnitVector();
+    let expected: { id: string; score: number }[] = [];
+
+    beforeAll(async () => {
+      // Every noise vector is closer to the query than any turn of the small instance.
+      for (let batch = 0; batch < NOISE_VECTORS / NOISE_BATCH; batch += 1) {
+        const texts = Array.from({ length: NOISE_BATCH }, (_, index) => `noise ${batch}-${index}`);
+        const turns = await store.appendPath(noise, {
+          parentId: null,
+          messages: texts.map((text) => turn('user', text)),
+        });
+        await store.setEmbeddings(
+          noise,
+          turns.map(({ message }) => ({
+            kind: 'message' as const,
+            id: message.id,
+            vector: combine(1, query, 0.05, orthogonalUnitVector(query)),
+          })),
+        );
+      }
+      const turns = await store.appendPath(small, {
+        parentId: null,
+        messages: Array.from({ length: 12 }, (_, index) =>
+          turn(index % 2 === 0 ? 'user' : 'assistant', `small ${index}`),
+        ),
+      });
+      const vectors = turns.map((_, index) =>
+        combine(0.9 - index * 0.15, query, 1, orthogonalUnitVector(query)),
+      );
+      await store.setEmbeddings(
+        small,
+        turns.map(({ message }, index) => ({
+          kind: 'message' as const,
+          id: message.id,
+          vector: vectors[index]!,
+        })),
+      );
+      expected = turns
+        .map(({ message }, index) => ({ id: message.id, score: cosine(query, vectors[index]!) }))
+        .sort((a, b) => b.score - a.score);
+    }, 120_000);
+
+    afterAll(async () => {
+      // Keep the shared database small: the noise is this file's own, nobody else reads it.
+      await runner.write(
+        'MATCH (m:Message {partition: $partition, instance: $instance}) DETACH DELETE m',
+        { ...noise },
+      );
+      await runner.write(
+        'MATCH (i:Instance {partition: $partition, instance: $instance}) DELETE i',
+        { ...noise },
+      );
+    });
+
+    const strategies: [string, Partial<Neo4jStoreOptions>][] = [
+      ['the detected strategy', {}],
+      ['the scoped strategy, exact scan', { vectorStrategy: 'scoped' }],
+      ['the scoped strategy, growing over-fetch', { vectorStrategy: 'scoped', exactScanLimit: 5 }],
+    ];
+    it.each(strategies)('returns the right top k with %s', async (_name, options) => {
+      const searcher = await openStore(options);
+      try {
+        for (const k of [1, 5, 12]) {
+          const hits = await searcher.vectorSearch(small, query, { k });
+          expect(hits.map((hit) => hit.id)).toEqual(expected.slice(0, k).map((hit) => hit.id));
+          hits.forEach((hit, index) => expect(hit.score).toBeCloseTo(expected[index]!.score, 4));
+        }
+      } finally {
+        await searcher.close();
+      }
+    });
+  });
+
+  it('keeps seq gapless and turns unique when two processes append the same paths at once', async () => {
+    const scope: Scope = freshScope();
+    const [first, second] = [await openStore(), await openStore()];
+    try {
+      const paths = Array.from({ length: 12 }, (_, index) => [
+        turn('user', `q${index}`),
+        turn('assistant', `a${index}`),
+      ]);
+      const results = await Promise.all(
+        paths.flatMap((messages) =>
+          [first, second].map((each) => each.appendPath(scope, { parentId: null, messages })),
+        ),
+      );
+      // Both writers of a path got the same turns, and exactly one of them created each.
+      for (let index = 0; index < results.length; index += 2) {
+        const [mine, theirs] = [results[index]!, results[index + 1]!];
+        expect(mine.map((appended) => appended.message.id)).toEqual(
+          theirs.map((appended) => appended.message.id),
+        );
+        mine.forEach((appended, position) =>
+          expect(appended.created !== theirs[position]!.created).toBe(true),
+        );
+      }
+      // A continuation raced from both processes onto one parent is stored once too.
+      const parentId = results[0]![1]!.message.id;
+      const [left, right] = await Promise.all(
+        [first, second].map((each) =>
+          each.appendPath(scope, { parentId, messages: [turn('user', 'follow-up')] }),
+        ),
+      );
+      expect(left![0]!.message.id).toBe(right![0]!.message.id);
+
+      const listed = await store.listMessages(scope, { limit: 100 });
+      expect(listed.map((message) => message.seq)).toEqual(
+        Array.from({ length: 25 }, (_, index) => index + 1),
+      );
+      expect(new Set(listed.map((message) => message.contentHash)).size).toBe(25);
+      expect(await store.countMessages(scope)).toBe(25);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  describe.concurrent('an unreachable server', () => {
+    let silent: Server;
+    const sockets: Socket[] = [];
+
+    beforeAll(async () => {
+      // Accepts TCP and never answers the Bolt handshake: the case that hangs without timeouts.
+      silent = createServer((socket) => sockets.push(socket));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    });
+
+    afterAll(async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    });
+
+    const targets: [string, () => Promise<string>][] = [
+      ['a closed port', async () => `bolt://127.0.0.1:${await closedPort()}`],
+      [
+        'a port that never answers',
+        async () => `bolt://127.0.0.1:${(silent.address() as { port: number }).port}`,
+      ],
+    ];
+    it.each(targets)(
+      'gives StoreUnavailableError within seconds for %s',
+      async (_name, uri) => {
+        const unreachable = new Neo4jStore({ ...(config as Neo4jConfig), uri: await uri() });
+        try {
+          // Schema setup, a read and a write transaction all fail the same quick way.
+          await Promise.all([
+            expectQuickUnavailable(unreachable.init({ embeddingDimensions: TEST_DIMENSIONS })),
+            expectQuickUnavailable(unreachable.latestTurn(freshScope())),
+            expectQuickUnavailable(
+              unreachable.appendPath(freshScope(), {
+                parentId: null,
+                messages: [turn('user', 'lost?')],
+              }),
+            ),
+          ]);
+          expect(await unreachable.health()).toMatchObject({ ok: false, store: 'neo4j' });
+        } finally {
+          await unreachable.close();
+        }
+      },
+      60_000,
+    );
+  });
+});
