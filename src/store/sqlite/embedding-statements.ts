@@ -2,6 +2,10 @@ import type Database from 'better-sqlite3';
 import type { VectorRow } from './collect-nearest';
 import { IDS, IN_SCOPE, type ByIdParams, type ByIdsParams, type ScopeParams } from './scope-sql';
 
+// Tool calls have no deleted flag of their own: they go when the turn that made them goes.
+const CALLER_NOT_DELETED = `NOT EXISTS (SELECT 1 FROM messages INDEXED BY messages_id
+  WHERE messages.id = tool_calls.message_id AND messages.deleted = 1)`;
+
 /** Statements of embeddings, vector scans and full-text search. */
 export function prepareEmbeddingStatements(db: Database.Database) {
   return {
@@ -25,7 +29,8 @@ export function prepareEmbeddingStatements(db: Database.Database) {
       .raw(),
     toolCallVectors: db
       .prepare<ScopeParams, VectorRow>(
-        `SELECT id, embedding FROM tool_calls WHERE ${IN_SCOPE} AND embedding IS NOT NULL`,
+        `SELECT id, embedding FROM tool_calls
+          WHERE ${IN_SCOPE} AND embedding IS NOT NULL AND ${CALLER_NOT_DELETED}`,
       )
       .raw(),
     // Turns without text (an assistant turn that only calls tools) have nothing to embed.
@@ -41,7 +46,7 @@ export function prepareEmbeddingStatements(db: Database.Database) {
       ScopeParams & { id: string; toolName: string; arguments: string; result: string | null }
     >(
       `SELECT partition, instance, id, tool_name AS toolName, arguments, result FROM tool_calls
-        WHERE embedding IS NULL ORDER BY pk LIMIT @limit`,
+        WHERE embedding IS NULL AND ${CALLER_NOT_DELETED} ORDER BY pk LIMIT @limit`,
     ),
     clearMessageEmbeddings: db.prepare(
       'UPDATE messages SET embedding = NULL WHERE embedding IS NOT NULL',

@@ -165,6 +165,9 @@ describe('SqliteStore', () => {
       ],
     });
     const [question, answer, last] = path.map((entry) => entry.message);
+    const [call] = await store.addToolCalls(scope, answer!.id, [
+      { callId: 'c', toolName: 'lookup', arguments: '{}', result: 'r', tokenCount: 1 },
+    ]);
     await store.setEmbeddings(scope, [{ kind: 'message', id: answer!.id, vector: [1, 0, 0, 0] }]);
     markDeleted(store, answer!.id);
 
@@ -178,6 +181,14 @@ describe('SqliteStore', () => {
     expect(await store.findByHash(scope, answer!.contentHash, 5)).toEqual([]);
     expect(await store.fullTextSearch(scope, 'beta', { k: 5 })).toEqual([]);
     expect(await store.vectorSearch(scope, [1, 0, 0, 0], { k: 5 })).toEqual([]);
+    const pending = (await store.pendingEmbeddings(10)).map((item) => item.id);
+    expect(pending).toEqual([question!.id, last!.id]);
+    await store.setEmbeddings(scope, [{ kind: 'toolcall', id: call!.id, vector: [0, 1, 0, 0] }]);
+    const toolHits = await store.vectorSearch(scope, [0, 1, 0, 0], {
+      k: 5,
+      includeToolCalls: true,
+    });
+    expect(toolHits).toEqual([]);
     expect(await store.neighbours(scope, [question!.id], { limit: 5 })).toEqual([]);
     expect(await store.countMessages(scope)).toBe(2);
     expect((await store.listMessages(scope, { limit: 10 })).map((m) => m.seq)).toEqual([1, 3]);
