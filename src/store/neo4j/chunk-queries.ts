@@ -4,7 +4,7 @@ import type { Scope, StoredMessage } from '../types';
 import { makeSnippet, projectMessage, toMessageProperties, toStoredMessage } from './map-record';
 import { toMessages } from './message-queries';
 import type { Neo4jRunner } from './neo4j-runner';
-import { lockInstance, scopeParams } from './scope-params';
+import { lockInstance, scopeParams, type ScopedRunner } from './scope-params';
 
 /** Inputs of setChunks. */
 export interface SetChunksOptions {
@@ -57,11 +57,8 @@ export async function setChunks(options: SetChunksOptions): Promise<StoredMessag
 }
 
 /** The chunks of a turn, in order. */
-export async function getChunks(
-  runner: Neo4jRunner,
-  scope: Scope,
-  parentId: string,
-): Promise<StoredMessage[]> {
+export async function getChunks(scoped: ScopedRunner, parentId: string): Promise<StoredMessage[]> {
+  const { runner, scope } = scoped;
   const rows = await runner.read(
     `MATCH (m:Message {chunk_parent_id: $parentId})
      WHERE m.partition = $partition AND m.instance = $instance AND m.is_chunk = true

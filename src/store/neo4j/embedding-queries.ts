@@ -1,7 +1,7 @@
-import type { PendingEmbedding, Scope } from '../types';
+import type { PendingEmbedding } from '../types';
 import { toNumber } from './map-record';
 import type { Neo4jRunner } from './neo4j-runner';
-import { integerParam, scopeParams } from './scope-params';
+import { integerParam, scopeParams, type ScopedRunner } from './scope-params';
 
 /** An embedding to store on a message, chunk or tool call. */
 export interface EmbeddingItem {
@@ -14,11 +14,8 @@ export interface EmbeddingItem {
 const CLEAR_BATCH = 5_000;
 
 /** Stores embeddings on nodes of the scope (ids of other scopes are ignored), in one transaction. */
-export async function setEmbeddings(
-  runner: Neo4jRunner,
-  scope: Scope,
-  items: EmbeddingItem[],
-): Promise<void> {
+export async function setEmbeddings(scoped: ScopedRunner, items: EmbeddingItem[]): Promise<void> {
+  const { runner, scope } = scoped;
   if (items.length === 0) return;
   const toRows = (kind: EmbeddingItem['kind']) =>
     items
@@ -43,10 +40,10 @@ export async function setEmbeddings(
 
 /** Embeddings of messages and chunks by id; ids without one are left out. */
 export async function getEmbeddings(
-  runner: Neo4jRunner,
-  scope: Scope,
+  scoped: ScopedRunner,
   ids: string[],
 ): Promise<Map<string, number[]>> {
+  const { runner, scope } = scoped;
   const embeddings = new Map<string, number[]>();
   if (ids.length === 0) return embeddings;
   const rows = await runner.read(

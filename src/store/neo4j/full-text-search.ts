@@ -1,8 +1,7 @@
-import type { Scope, ScoredId } from '../types';
+import type { ScoredId } from '../types';
 import { toNumber } from './map-record';
-import type { Neo4jRunner } from './neo4j-runner';
 import { INDEX_NAMES } from './schema';
-import { integerParam, scopeParams } from './scope-params';
+import { integerParam, scopeParams, type ScopedRunner } from './scope-params';
 
 /** At most this many distinct words go into one query: a pasted document must not become a huge OR. */
 export const MAX_QUERY_TERMS = 64;
@@ -35,10 +34,10 @@ export function toLuceneQuery(text: string): string | null {
  * The index returns hits best first, so the scope filter stops as soon as it has k of them.
  */
 export async function fullTextSearch(
-  runner: Neo4jRunner,
-  scope: Scope,
+  scoped: ScopedRunner,
   options: { text: string; k: number },
 ): Promise<ScoredId[]> {
+  const { runner, scope } = scoped;
   const query = toLuceneQuery(options.text);
   if (query === null || options.k <= 0) return [];
   const rows = await runner.read(

@@ -1,7 +1,6 @@
-import type { Scope, StoredMessage } from '../types';
+import type { StoredMessage } from '../types';
 import { projectMessage, toStoredMessage } from './map-record';
-import type { Neo4jRunner } from './neo4j-runner';
-import { scopeParams } from './scope-params';
+import { scopeParams, type ScopedRunner } from './scope-params';
 
 // Hop bounds of one batch. Cypher cannot take a variable-length bound as a parameter, so the
 // query text picks one of these constants: small windows read little, long ones few batches.
@@ -13,10 +12,10 @@ const BATCH_HOPS = [16, 64, 256] as const;
  * one path from the current node up to the root or the hop bound, whichever comes first.
  */
 export async function getBranch(
-  runner: Neo4jRunner,
-  scope: Scope,
+  scoped: ScopedRunner,
   options: { leafId: string; limit: number },
 ): Promise<StoredMessage[]> {
+  const { runner, scope } = scoped;
   const branch: StoredMessage[] = [];
   if (options.limit <= 0) return branch;
   let startId = options.leafId;

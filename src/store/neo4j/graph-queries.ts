@@ -1,15 +1,11 @@
 import { NEIGHBOUR_SCORES } from '../memory-store';
-import type { Neighbour, Scope, Synapse } from '../types';
+import type { Neighbour, Synapse } from '../types';
 import { toNumber } from './map-record';
-import type { Neo4jRunner } from './neo4j-runner';
-import { scopeParams } from './scope-params';
+import { scopeParams, type ScopedRunner } from './scope-params';
 
 /** Adds or updates SYNAPSE links; both ends must be messages of the scope, self-links are skipped. */
-export async function addSynapses(
-  runner: Neo4jRunner,
-  scope: Scope,
-  synapses: Synapse[],
-): Promise<void> {
+export async function addSynapses(scoped: ScopedRunner, synapses: Synapse[]): Promise<void> {
+  const { runner, scope } = scoped;
   const rows = synapses
     .filter((synapse) => synapse.fromId !== synapse.toId)
     .map((synapse) => ({ fromId: synapse.fromId, toId: synapse.toId, score: synapse.score }));
@@ -25,11 +21,8 @@ export async function addSynapses(
 }
 
 /** Synapses between a turn and live turns, either direction, strongest first. */
-export async function getSynapses(
-  runner: Neo4jRunner,
-  scope: Scope,
-  id: string,
-): Promise<Synapse[]> {
+export async function getSynapses(scoped: ScopedRunner, id: string): Promise<Synapse[]> {
+  const { runner, scope } = scoped;
   const rows = await runner.read(
     `MATCH (m:Message {id: $id, partition: $partition, instance: $instance})-[link:SYNAPSE]-(other:Message)
      WHERE other.partition = $partition AND other.instance = $instance AND other.deleted = false
@@ -50,10 +43,10 @@ export async function getSynapses(
  * link, strongest first, ties by id, as the embedded store ranks them.
  */
 export async function neighbours(
-  runner: Neo4jRunner,
-  scope: Scope,
+  scoped: ScopedRunner,
   options: { ids: string[]; limit: number },
 ): Promise<Neighbour[]> {
+  const { runner, scope } = scoped;
   if (options.ids.length === 0 || options.limit <= 0) return [];
   const ids = [...new Set(options.ids)];
   const rows = await runner.read(

@@ -1,11 +1,12 @@
 import { int } from 'neo4j-driver';
-import type { BranchSummary, CoreMemoryBlock, Scope } from '../types';
+import type { BranchSummary, CoreMemoryBlock } from '../types';
 import { toNumber } from './map-record';
 import type { Neo4jRunner } from './neo4j-runner';
-import { scopeParams } from './scope-params';
+import { scopeParams, type ScopedRunner } from './scope-params';
 
 /** The core-memory blocks of an instance, by name. */
-export async function getCoreMemory(runner: Neo4jRunner, scope: Scope): Promise<CoreMemoryBlock[]> {
+export async function getCoreMemory(scoped: ScopedRunner): Promise<CoreMemoryBlock[]> {
+  const { runner, scope } = scoped;
   const rows = await runner.read(
     `MATCH (c:CoreMemory {partition: $partition, instance: $instance})
      RETURN c.name AS name, c.content AS content, c.token_count AS tokenCount, c.updated_at AS updatedAt
@@ -21,11 +22,8 @@ export async function getCoreMemory(runner: Neo4jRunner, scope: Scope): Promise<
 }
 
 /** Creates or replaces a core-memory block (MERGE on the unique (partition, instance, name)). */
-export async function putCoreMemory(
-  runner: Neo4jRunner,
-  scope: Scope,
-  block: CoreMemoryBlock,
-): Promise<void> {
+export async function putCoreMemory(scoped: ScopedRunner, block: CoreMemoryBlock): Promise<void> {
+  const { runner, scope } = scoped;
   await runner.write(
     `MERGE (c:CoreMemory {partition: $partition, instance: $instance, name: $name})
      SET c.content = $content, c.token_count = $tokenCount, c.updated_at = $updatedAt`,
@@ -41,10 +39,10 @@ export async function putCoreMemory(
 
 /** The running summary of a branch before a boundary turn, or null. */
 export async function getSummary(
-  runner: Neo4jRunner,
-  scope: Scope,
+  scoped: ScopedRunner,
   boundaryId: string,
 ): Promise<BranchSummary | null> {
+  const { runner, scope } = scoped;
   const rows = await runner.read(
     `MATCH (s:Summary {partition: $partition, instance: $instance, boundary_id: $boundaryId})
      RETURN s.boundary_id AS boundaryId, s.content AS content, s.token_count AS tokenCount,
@@ -63,11 +61,8 @@ export async function getSummary(
 }
 
 /** Creates or replaces the summary of a branch before its boundary turn. */
-export async function putSummary(
-  runner: Neo4jRunner,
-  scope: Scope,
-  summary: BranchSummary,
-): Promise<void> {
+export async function putSummary(scoped: ScopedRunner, summary: BranchSummary): Promise<void> {
+  const { runner, scope } = scoped;
   await runner.write(
     `MERGE (s:Summary {partition: $partition, instance: $instance, boundary_id: $boundaryId})
      SET s.content = $content, s.token_count = $tokenCount, s.turns = $turns, s.updated_at = $updatedAt`,
@@ -90,6 +85,10 @@ export async function getMeta(runner: Neo4jRunner, key: string): Promise<string 
 }
 
 /** Sets a store-wide setting. */
-export async function setMeta(runner: Neo4jRunner, key: string, value: string): Promise<void> {
+export async function setMeta(
+  runner: Neo4jRunner,
+  entry: { key: string; value: string },
+): Promise<void> {
+  const { key, value } = entry;
   await runner.write('MERGE (m:Meta {key: $key}) SET m.value = $value', { key, value });
 }

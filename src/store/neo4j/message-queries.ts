@@ -1,9 +1,9 @@
 import { int } from 'neo4j-driver';
 import type { ListMessagesOptions } from '../memory-store';
-import type { Scope, StoredMessage } from '../types';
+import type { StoredMessage } from '../types';
 import { projectMessage, toNumber, toStoredMessage } from './map-record';
-import type { Neo4jRunner, Row } from './neo4j-runner';
-import { scopeParams } from './scope-params';
+import type { Row } from './neo4j-runner';
+import { scopeParams, type ScopedRunner } from './scope-params';
 
 // `m.seq >= 0` on a scope lookup lets the planner use the (partition, instance, seq) index.
 const IN_SCOPE = 'MATCH (m:Message {partition: $partition, instance: $instance}) WHERE m.seq >= 0';
@@ -17,7 +17,8 @@ function orderBySeq(direction: 'ASC' | 'DESC'): string {
 }
 
 /** The live turn with the highest seq in the instance, or null. */
-export async function latestTurn(runner: Neo4jRunner, scope: Scope): Promise<StoredMessage | null> {
+export async function latestTurn(scoped: ScopedRunner): Promise<StoredMessage | null> {
+  const { runner, scope } = scoped;
   const rows = await runner.read(
     `${IN_SCOPE} AND ${TURN} ${RETURN_MESSAGE} ${orderBySeq('DESC')} LIMIT 1`,
     scopeParams(scope),
@@ -27,10 +28,10 @@ export async function latestTurn(runner: Neo4jRunner, scope: Scope): Promise<Sto
 
 /** Live turns with this content hash, newest first. */
 export async function findByHash(
-  runner: Neo4jRunner,
-  scope: Scope,
+  scoped: ScopedRunner,
   options: { contentHash: string; limit: number },
 ): Promise<StoredMessage[]> {
+  const { runner, scope } = scoped;
   if (options.limit <= 0) return [];
   const rows = await runner.read(
     `MATCH (m:Message {partition: $partition, instance: $instance, content_hash: $contentHash})
@@ -45,11 +46,8 @@ export async function findByHash(
 }
 
 /** Turns or chunks by id (deleted ones too, flagged), in the order asked, missing ids left out. */
-export async function getMessages(
-  runner: Neo4jRunner,
-  scope: Scope,
-  ids: string[],
-): Promise<StoredMessage[]> {
+export async function getMessages(scoped: ScopedRunner, ids: string[]): Promise<StoredMessage[]> {
+  const { runner, scope } = scoped;
   if (ids.length === 0) return [];
   const rows = await runner.read(
     `UNWIND $ids AS id
@@ -63,10 +61,10 @@ export async function getMessages(
 
 /** The live turns that reply to `parentId`, oldest first. */
 export async function getChildren(
-  runner: Neo4jRunner,
-  scope: Scope,
+  scoped: ScopedRunner,
   parentId: string,
 ): Promise<StoredMessage[]> {
+  const { runner, scope } = scoped;
   const rows = await runner.read(
     `MATCH (m:Message)-[:REPLIES_TO]->(:Message {id: $parentId, partition: $partition, instance: $instance})
      WHERE m.partition = $partition AND m.instance = $instance AND ${TURN}
@@ -78,10 +76,10 @@ export async function getChildren(
 
 /** The RESPONDED_WITH partner of a turn: the latest live answer of a question, or the question of an answer. */
 export async function getRespondedWith(
-  runner: Neo4jRunner,
-  scope: Scope,
+  scoped: ScopedRunner,
   id: string,
 ): Promise<StoredMessage | null> {
+  const { runner, scope } = scoped;
   const rows = await runner.read(
     `MATCH (:Message {id: $id, partition: $partition, instance: $instance})-[:RESPONDED_WITH]-(m:Message)
      WHERE m.partition = $partition AND m.instance = $instance AND m.deleted = false
@@ -93,10 +91,10 @@ export async function getRespondedWith(
 
 /** Turns of an instance in seq order, filtered as the options say (chunks never). */
 export async function listMessages(
-  runner: Neo4jRunner,
-  scope: Scope,
+  scoped: ScopedRunner,
   options: ListMessagesOptions,
 ): Promise<StoredMessage[]> {
+  const { runner, scope } = scoped;
   if (options.limit <= 0 || options.roles?.length === 0) return [];
   // Only fixed fragments are joined, one per option present, so the planner sees plain
   // range predicates it can serve from the (partition, instance, seq) index.
@@ -132,7 +130,8 @@ export async function listMessages(
 }
 
 /** Number of live turns in the instance. */
-export async function countMessages(runner: Neo4jRunner, scope: Scope): Promise<number> {
+export async function countMessages(scoped: ScopedRunner): Promise<number> {
+  const { runner, scope } = scoped;
   const rows = await runner.read(
     `${IN_SCOPE} AND ${TURN} RETURN count(m) AS count`,
     scopeParams(scope),

@@ -44,6 +44,7 @@ import * as messages from './message-queries';
 import { Neo4jRunner } from './neo4j-runner';
 import { createIdFactory } from './new-id';
 import { ensureSchema, type VectorStrategy } from './schema';
+import type { ScopedRunner } from './scope-params';
 import { addToolCalls, getToolCall, getToolCallsByMessage } from './tool-call-queries';
 import { EXACT_SCAN_LIMIT, vectorSearch } from './vector-search';
 
@@ -130,11 +131,11 @@ export class Neo4jStore implements MemoryStore {
   }
 
   async latestTurn(scope: Scope): Promise<StoredMessage | null> {
-    return messages.latestTurn(this.runner, scope);
+    return messages.latestTurn(this.at(scope));
   }
 
   async findByHash(scope: Scope, contentHash: string, limit: number): Promise<StoredMessage[]> {
-    return messages.findByHash(this.runner, scope, { contentHash, limit });
+    return messages.findByHash(this.at(scope), { contentHash, limit });
   }
 
   async getBranch(
@@ -142,32 +143,32 @@ export class Neo4jStore implements MemoryStore {
     leafId: string,
     options: { limit: number },
   ): Promise<StoredMessage[]> {
-    return getBranch(this.runner, scope, { leafId, limit: options.limit });
+    return getBranch(this.at(scope), { leafId, limit: options.limit });
   }
 
   async getMessage(scope: Scope, id: string): Promise<StoredMessage | null> {
-    const [message] = await messages.getMessages(this.runner, scope, [id]);
+    const [message] = await messages.getMessages(this.at(scope), [id]);
     return message ?? null;
   }
 
   async getMessages(scope: Scope, ids: string[]): Promise<StoredMessage[]> {
-    return messages.getMessages(this.runner, scope, ids);
+    return messages.getMessages(this.at(scope), ids);
   }
 
   async getChildren(scope: Scope, parentId: string): Promise<StoredMessage[]> {
-    return messages.getChildren(this.runner, scope, parentId);
+    return messages.getChildren(this.at(scope), parentId);
   }
 
   async getRespondedWith(scope: Scope, id: string): Promise<StoredMessage | null> {
-    return messages.getRespondedWith(this.runner, scope, id);
+    return messages.getRespondedWith(this.at(scope), id);
   }
 
   async listMessages(scope: Scope, options: ListMessagesOptions): Promise<StoredMessage[]> {
-    return messages.listMessages(this.runner, scope, options);
+    return messages.listMessages(this.at(scope), options);
   }
 
   async countMessages(scope: Scope): Promise<number> {
-    return messages.countMessages(this.runner, scope);
+    return messages.countMessages(this.at(scope));
   }
 
   async setChunks(
@@ -179,7 +180,7 @@ export class Neo4jStore implements MemoryStore {
   }
 
   async getChunks(scope: Scope, parentId: string): Promise<StoredMessage[]> {
-    return getChunks(this.runner, scope, parentId);
+    return getChunks(this.at(scope), parentId);
   }
 
   async addToolCalls(
@@ -198,20 +199,20 @@ export class Neo4jStore implements MemoryStore {
   }
 
   async getToolCall(scope: Scope, id: string): Promise<StoredToolCall | null> {
-    return getToolCall(this.runner, scope, id);
+    return getToolCall(this.at(scope), id);
   }
 
   async getToolCallsByMessage(scope: Scope, messageId: string): Promise<StoredToolCall[]> {
-    return getToolCallsByMessage(this.runner, scope, messageId);
+    return getToolCallsByMessage(this.at(scope), messageId);
   }
 
   async setEmbeddings(scope: Scope, items: EmbeddingItem[]): Promise<void> {
     for (const item of items) this.checkDimensions(item.vector);
-    await setEmbeddings(this.runner, scope, items);
+    await setEmbeddings(this.at(scope), items);
   }
 
   async getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>> {
-    return getEmbeddings(this.runner, scope, ids);
+    return getEmbeddings(this.at(scope), ids);
   }
 
   async pendingEmbeddings(limit: number): Promise<PendingEmbedding[]> {
@@ -243,35 +244,35 @@ export class Neo4jStore implements MemoryStore {
   }
 
   async fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]> {
-    return fullTextSearch(this.runner, scope, { text, k: options.k });
+    return fullTextSearch(this.at(scope), { text, k: options.k });
   }
 
   async addSynapses(scope: Scope, synapses: Synapse[]): Promise<void> {
-    await addSynapses(this.runner, scope, synapses);
+    await addSynapses(this.at(scope), synapses);
   }
 
   async getSynapses(scope: Scope, id: string): Promise<Synapse[]> {
-    return getSynapses(this.runner, scope, id);
+    return getSynapses(this.at(scope), id);
   }
 
   async neighbours(scope: Scope, ids: string[], options: { limit: number }): Promise<Neighbour[]> {
-    return neighbours(this.runner, scope, { ids, limit: options.limit });
+    return neighbours(this.at(scope), { ids, limit: options.limit });
   }
 
   async getCoreMemory(scope: Scope): Promise<CoreMemoryBlock[]> {
-    return getCoreMemory(this.runner, scope);
+    return getCoreMemory(this.at(scope));
   }
 
   async putCoreMemory(scope: Scope, block: CoreMemoryBlock): Promise<void> {
-    await putCoreMemory(this.runner, scope, block);
+    await putCoreMemory(this.at(scope), block);
   }
 
   async getSummary(scope: Scope, boundaryId: string): Promise<BranchSummary | null> {
-    return getSummary(this.runner, scope, boundaryId);
+    return getSummary(this.at(scope), boundaryId);
   }
 
   async putSummary(scope: Scope, summary: BranchSummary): Promise<void> {
-    await putSummary(this.runner, scope, summary);
+    await putSummary(this.at(scope), summary);
   }
 
   async getMeta(key: string): Promise<string | null> {
@@ -279,7 +280,11 @@ export class Neo4jStore implements MemoryStore {
   }
 
   async setMeta(key: string, value: string): Promise<void> {
-    await setMeta(this.runner, key, value);
+    await setMeta(this.runner, { key, value });
+  }
+
+  private at(scope: Scope): ScopedRunner {
+    return { runner: this.runner, scope };
   }
 
   private checkDimensions(vector: readonly number[]): void {

@@ -1,7 +1,7 @@
 import { int } from 'neo4j-driver';
 import type { Integer } from 'neo4j-driver';
 import type { Scope } from '../types';
-import type { TransactionRunner } from './neo4j-runner';
+import type { Neo4jRunner, TransactionRunner } from './neo4j-runner';
 
 /** The query parameters of a scope (copied, so stray properties of the caller never reach Cypher). */
 export function scopeParams(scope: Scope): { partition: string; instance: string } {
@@ -28,4 +28,10 @@ export async function lockInstance(transaction: TransactionRunner, scope: Scope)
 /** A LIMIT/SKIP/k value: the driver sends JS numbers as FLOAT, which Cypher rejects there. */
 export function integerParam(value: number): Integer {
   return int(Math.max(0, Math.floor(value)));
+}
+
+/** The runner and the scope a query is confined to, passed together. */
+export interface ScopedRunner {
+  runner: Neo4jRunner;
+  scope: Scope;
 }

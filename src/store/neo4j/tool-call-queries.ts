@@ -2,7 +2,7 @@ import { NotFoundError } from '../../errors';
 import type { NewToolCall, Scope, StoredToolCall } from '../types';
 import { projectToolCall, toStoredToolCall, toToolCallProperties } from './map-record';
 import type { Neo4jRunner } from './neo4j-runner';
-import { lockInstance, scopeParams } from './scope-params';
+import { lockInstance, scopeParams, type ScopedRunner } from './scope-params';
 
 /** Inputs of addToolCalls. */
 export interface AddToolCallsOptions {
@@ -76,10 +76,10 @@ export async function addToolCalls(options: AddToolCallsOptions): Promise<Stored
 
 /** One tool call by id, or null. */
 export async function getToolCall(
-  runner: Neo4jRunner,
-  scope: Scope,
+  scoped: ScopedRunner,
   id: string,
 ): Promise<StoredToolCall | null> {
+  const { runner, scope } = scoped;
   const rows = await runner.read(
     `MATCH (t:ToolCall {id: $id}) WHERE t.partition = $partition AND t.instance = $instance
      RETURN ${projectToolCall('t')} AS call`,
@@ -90,10 +90,10 @@ export async function getToolCall(
 
 /** The tool calls of a message, oldest first. */
 export async function getToolCallsByMessage(
-  runner: Neo4jRunner,
-  scope: Scope,
+  scoped: ScopedRunner,
   messageId: string,
 ): Promise<StoredToolCall[]> {
+  const { runner, scope } = scoped;
   const rows = await runner.read(
     `MATCH (t:ToolCall {partition: $partition, instance: $instance, message_id: $messageId})
      RETURN ${projectToolCall('t')} AS call ORDER BY t.timestamp, t.id`,
