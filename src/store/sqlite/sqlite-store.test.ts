@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../errors';
 import type { NewMessage, Scope, TurnRole } from '../types';
 import { SqliteStore } from './sqlite-store';
@@ -36,12 +36,18 @@ const EVERY_PARAM: Record<string, string | number | null> = {
 };
 
 const opened: SqliteStore[] = [];
+const tempDirs: string[] = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((store) => store.close()));
 });
+afterAll(() => {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 function tempDir(): string {
-  return mkdtempSync(path.join(tmpdir(), 'sqlite-store-test-'));
+  const dir = mkdtempSync(path.join(tmpdir(), 'sqlite-store-test-'));
+  tempDirs.push(dir);
+  return dir;
 }
 
 async function openStore(dataDir = tempDir(), clock?: () => number): Promise<SqliteStore> {
