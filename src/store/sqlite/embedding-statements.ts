@@ -4,7 +4,7 @@ import { IDS, IN_SCOPE, type ByIdParams, type ByIdsParams, type ScopeParams } fr
 
 // Tool calls have no deleted flag of their own: they go when the turn that made them goes.
 const CALLER_NOT_DELETED = `NOT EXISTS (SELECT 1 FROM messages INDEXED BY messages_id
-  WHERE messages.id = tool_calls.message_id AND messages.deleted = 1)`;
+  WHERE messages.id = tool_calls.message_id AND messages.deleted <> 0)`;
 
 /** Statements of embeddings, vector scans and full-text search. */
 export function prepareEmbeddingStatements(db: Database.Database) {
