@@ -8,9 +8,11 @@ import { Neo4jStore, type Neo4jStoreOptions } from '../src/store/neo4j/neo4j-sto
 import {
   combine,
   freshScope,
+  ids,
   orthogonalUnitVector,
   randomUnitVector,
   turn,
+  uniqueWord,
 } from './store/contract-fixtures';
 import { neo4jTestConfig, storeFactories, TEST_DIMENSIONS } from './support/stores';
 
@@ -198,6 +200,60 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
         await searcher.close();
       }
     });
+  });
+
+  it('hides a soft-deleted turn and the tool calls it made, with either vector strategy', async () => {
+    const scope = freshScope();
+    const word = uniqueWord();
+    const path = await store.appendPath(scope, {
+      parentId: null,
+      messages: [
+        turn('user', `question ${word}`),
+        turn('assistant', `answer ${word}`),
+        turn('user', 'last'),
+      ],
+    });
+    const [question, answer, last] = path.map((entry) => entry.message);
+    const [embeddedCall] = await store.addToolCalls(scope, answer!.id, [
+      { callId: 'c1', toolName: 'lookup', arguments: '{}', result: 'r', tokenCount: 1 },
+      { callId: 'c2', toolName: 'lookup', arguments: '{}', result: 's', tokenCount: 1 },
+    ]);
+    const query = randomUnitVector();
+    await store.setEmbeddings(scope, [
+      { kind: 'message', id: answer!.id, vector: query },
+      { kind: 'toolcall', id: embeddedCall!.id, vector: query },
+      {
+        kind: 'message',
+        id: question!.id,
+        vector: combine(0.5, query, 1, orthogonalUnitVector(query)),
+      },
+    ]);
+    // No MemoryStore method deletes yet; the flag is what a delete will set.
+    await runner.write('MATCH (m:Message {id: $id}) SET m.deleted = true', { id: answer!.id });
+
+    expect(await store.getMessage(scope, answer!.id)).toMatchObject({ deleted: true });
+    expect(ids(await store.getBranch(scope, last!.id, { limit: 5 }))).toEqual([
+      last!.id,
+      question!.id,
+    ]);
+    expect(await store.findByHash(scope, answer!.contentHash, 5)).toEqual([]);
+    expect(ids(await store.fullTextSearch(scope, word, { k: 5 }))).toEqual([question!.id]);
+    expect(await store.getRespondedWith(scope, question!.id)).toBeNull();
+    expect(await store.neighbours(scope, [question!.id], { limit: 5 })).toEqual([]);
+    expect(await store.countMessages(scope)).toBe(2);
+    const pending = (await store.pendingEmbeddings(100_000)).filter(
+      (item) => item.scope.partition === scope.partition && item.scope.instance === scope.instance,
+    );
+    expect(ids(pending)).toEqual([last!.id]);
+    const scoped = await openStore({ vectorStrategy: 'scoped' });
+    try {
+      for (const searcher of [store, scoped]) {
+        const hits = await searcher.vectorSearch(scope, query, { k: 5, includeToolCalls: true });
+        expect(ids(hits)).toEqual([question!.id]);
+      }
+    } finally {
+      await scoped.close();
+    }
   });
 
   it('keeps seq gapless and turns unique when two processes append the same paths at once', async () => {

@@ -81,7 +81,9 @@ export async function pendingEmbeddings(
   const remaining = limit - pending.length;
   if (remaining <= 0) return pending;
   const calls = await runner.read(
+    // Tool calls go with the turn that made them: none of a deleted turn is embedded.
     `MATCH (t:ToolCall) WHERE t.needs_embedding = true
+       AND NOT EXISTS { (t)-[:CALLED_BY]->(:Message {deleted: true}) }
      RETURN t.partition AS partition, t.instance AS instance, t.id AS id, t.tool_name AS toolName,
             t.arguments AS arguments, t.result AS result
      ORDER BY t.id LIMIT $limit`,

@@ -25,7 +25,15 @@ const MAX_OVERFETCH = 20_000;
 
 // `inScope` names the scope with a predicate on every property of a composite range index,
 // which is what lets the planner seek the scope's nodes instead of scanning the label.
-type Target = { label: 'Message' | 'ToolCall'; index: string; inScope: string; live: string };
+// `live` holds what in-index filtering cannot check: tool calls have no deleted flag of their
+// own and go with the turn that made them, as in the embedded store.
+type Target = {
+  label: 'Message' | 'ToolCall';
+  index: string;
+  inScope: string;
+  inIndexFilter: string;
+  live: string;
+};
 
 // Index scores come from quantized vectors (int8 on 5.26, binary with rescoring on 2026.x) and
 // can be off in the third decimal; scoring the few hits from the stored vectors keeps scores
@@ -37,13 +45,15 @@ const TARGETS: Record<VectorHit['kind'], Target> = {
     label: 'Message',
     index: INDEX_NAMES.messageVector,
     inScope: 'n.partition = $partition AND n.instance = $instance AND n.seq >= 0',
+    inIndexFilter: 'n.partition = $partition AND n.instance = $instance AND n.deleted = false',
     live: 'n.deleted = false',
   },
   toolcall: {
     label: 'ToolCall',
     index: INDEX_NAMES.toolCallVector,
     inScope: 'n.partition = $partition AND n.instance = $instance AND n.message_id IS NOT NULL',
-    live: 'true',
+    inIndexFilter: 'n.partition = $partition AND n.instance = $instance',
+    live: 'NOT EXISTS { (n)-[:CALLED_BY]->(:Message {deleted: true}) }',
   },
 };
 
@@ -70,21 +80,25 @@ export async function vectorSearch(input: VectorSearchInput): Promise<VectorHit[
 }
 
 // The filter properties live in the index (WITH [...] at creation), so the index itself returns
-// the scope's top k however many closer vectors other scopes have.
+// the scope's top k however many closer vectors other scopes have. Only hits that fail `live`
+// afterwards (tool calls of deleted turns) make it ask again for more.
 async function filteredSearch(input: VectorSearchInput, target: Target): Promise<Row[]> {
-  const liveFilter = target.label === 'Message' ? ' AND n.deleted = false' : '';
-  return input.runner.read(
-    `CYPHER 25
-     MATCH (n:${target.label})
-       SEARCH n IN (
-         VECTOR INDEX ${target.index}
-         FOR $vector
-         WHERE n.partition = $partition AND n.instance = $instance${liveFilter}
-         LIMIT $k
-       )
-     RETURN n.id AS id, ${EXACT_SCORE}`,
-    { ...scopeParams(input.scope), vector: input.vector, k: integerParam(input.k) },
-  );
+  for (let limit = input.k; ; limit *= 4) {
+    const rows = await input.runner.read(
+      `CYPHER 25
+       MATCH (n:${target.label})
+         SEARCH n IN (
+           VECTOR INDEX ${target.index}
+           FOR $vector
+           WHERE ${target.inIndexFilter}
+           LIMIT $limit
+         )
+       RETURN n.id AS id, ${EXACT_SCORE}, ${target.live} AS live`,
+      { ...scopeParams(input.scope), vector: input.vector, limit: integerParam(limit) },
+    );
+    const live = rows.filter((row) => row['live'] === true);
+    if (live.length >= input.k || rows.length < limit || limit >= MAX_OVERFETCH) return live;
+  }
 }
 
 /**
