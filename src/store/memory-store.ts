@@ -2,6 +2,7 @@ import type {
   AppendedTurn,
   BranchSummary,
   CoreMemoryBlock,
+  IdempotentEntry,
   NewMessage,
   NewToolCall,
   Neighbour,
@@ -148,6 +149,11 @@ export interface MemoryStore {
   /** The stored running summary of a branch before a boundary turn, or null. */
   getSummary(scope: Scope, boundaryId: string): Promise<BranchSummary | null>;
   putSummary(scope: Scope, summary: BranchSummary): Promise<void>;
+
+  /** The answer stored under an Idempotency-Key of the scope, or null (never an expired one). */
+  getIdempotent(scope: Scope, key: string): Promise<IdempotentEntry | null>;
+  /** Stores or replaces the answer of an Idempotency-Key, and drops the scope's expired entries. */
+  putIdempotent(scope: Scope, entry: IdempotentEntry): Promise<void>;
 
   /** A store-wide setting (e.g. the embedding model and dimensions the vectors were made with). */
   getMeta(key: string): Promise<string | null>;

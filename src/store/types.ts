@@ -139,3 +139,13 @@ export interface BranchSummary {
   turns: number;
   updatedAt: number;
 }
+
+/** The answer stored under a client's Idempotency-Key, replayed when the request is retried. */
+export interface IdempotentEntry {
+  key: string;
+  /** The stored answer, serialised by the caller. */
+  response: string;
+  createdAt: number;
+  /** Milliseconds since the epoch after which the entry is never returned. */
+  expiresAt: number;
+}

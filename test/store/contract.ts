@@ -4,6 +4,7 @@ import { TEST_DIMENSIONS, type StoreFactory } from '../support/stores';
 import { describeAppendContract } from './contract-append';
 import { append, freshScope, turn } from './contract-fixtures';
 import { describeGraphContract } from './contract-graph';
+import { describeIdempotencyContract } from './contract-idempotency';
 import { describeIsolationContract } from './contract-isolation';
 import { describeReadContract } from './contract-read';
 import { describeRecordContract } from './contract-records';
@@ -56,5 +57,6 @@ export function runStoreContract(factory: StoreFactory): void {
     describeSearchContract(getStore, factory);
     describeGraphContract(getStore);
     describeIsolationContract(getStore);
+    describeIdempotencyContract(getStore);
   });
 }

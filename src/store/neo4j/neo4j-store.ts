@@ -10,6 +10,7 @@ import type {
   AppendedTurn,
   BranchSummary,
   CoreMemoryBlock,
+  IdempotentEntry,
   Neighbour,
   NewMessage,
   NewToolCall,
@@ -31,6 +32,7 @@ import {
 } from './embedding-queries';
 import { fullTextSearch } from './full-text-search';
 import { getBranch } from './get-branch';
+import { ensureIdempotencySchema, getIdempotent, putIdempotent } from './idempotency-queries';
 import { addSynapses, getSynapses, neighbours } from './graph-queries';
 import {
   getCoreMemory,
@@ -96,6 +98,7 @@ export class Neo4jStore implements MemoryStore {
     });
     this.strategy = this.forcedStrategy ?? detected;
     this.dimensions = options.embeddingDimensions;
+    await ensureIdempotencySchema(this.runner);
   }
 
   async close(): Promise<void> {
@@ -273,6 +276,14 @@ export class Neo4jStore implements MemoryStore {
 
   async putSummary(scope: Scope, summary: BranchSummary): Promise<void> {
     await putSummary(this.at(scope), summary);
+  }
+
+  async getIdempotent(scope: Scope, key: string): Promise<IdempotentEntry | null> {
+    return getIdempotent(this.at(scope), key, this.clock());
+  }
+
+  async putIdempotent(scope: Scope, entry: IdempotentEntry): Promise<void> {
+    await putIdempotent(this.at(scope), entry, this.clock());
   }
 
   async getMeta(key: string): Promise<string | null> {

@@ -14,6 +14,7 @@ import type {
   AppendedTurn,
   BranchSummary,
   CoreMemoryBlock,
+  IdempotentEntry,
   Neighbour,
   NewToolCall,
   PendingEmbedding,
@@ -33,6 +34,7 @@ import { searchVectors } from './search-vectors';
 import { replaceChunks } from './replace-chunks';
 import { prepareStatements, type Statements } from './statements';
 import { storeToolCalls } from './store-tool-calls';
+import { openIdempotencyTable, type IdempotencyTable } from './idempotency-table';
 import { decodeVector, encodeVector } from './vector-codec';
 
 /** How long a writer waits for another process's write lock before SQLITE_BUSY. */
@@ -68,6 +70,7 @@ export class SqliteStore implements MemoryStore {
   private readonly dataDir: string;
   private readonly clock: () => number;
   private connection: Connection | null = null;
+  private idempotency: IdempotencyTable | null = null;
 
   constructor(options: SqliteStoreOptions) {
     this.dataDir = options.dataDir;
@@ -89,6 +92,7 @@ export class SqliteStore implements MemoryStore {
       const statements = prepareStatements(db);
       const appendPath = createAppendPath({ db, statements, clock: this.clock });
       this.connection = { db, statements, appendPath, dimensions: options.embeddingDimensions };
+      this.idempotency = openIdempotencyTable(db);
     } catch (error) {
       db?.close();
       throw new StoreUnavailableError(`cannot open ${this.file}: ${errorMessage(error)}`, error);
@@ -98,6 +102,7 @@ export class SqliteStore implements MemoryStore {
   async close(): Promise<void> {
     this.connection?.db.close();
     this.connection = null;
+    this.idempotency = null;
   }
 
   async health(): Promise<StoreHealth> {
@@ -346,12 +351,27 @@ export class SqliteStore implements MemoryStore {
     });
   }
 
+  async getIdempotent(scope: Scope, key: string): Promise<IdempotentEntry | null> {
+    return this.idempotencyTable.get(scope, key, this.clock());
+  }
+
+  async putIdempotent(scope: Scope, entry: IdempotentEntry): Promise<void> {
+    this.idempotencyTable.put(scope, entry, this.clock());
+  }
+
   async getMeta(key: string): Promise<string | null> {
     return this.open.statements.meta.get(key) ?? null;
   }
 
   async setMeta(key: string, value: string): Promise<void> {
     this.open.statements.putMeta.run(key, value);
+  }
+
+  private get idempotencyTable(): IdempotencyTable {
+    if (this.idempotency === null) {
+      throw new StoreUnavailableError(`the SQLite store ${this.file} is not open`);
+    }
+    return this.idempotency;
   }
 
   private get open(): Connection {
