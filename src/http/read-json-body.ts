@@ -14,10 +14,38 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   } catch {
     throw new InvalidRequestError('The request body is not valid UTF-8.', { code: 'invalid_encoding' });
   }
+  checkNesting(text, MAX_JSON_DEPTH);
   try {
     return JSON.parse(text);
   } catch (error) {
     throw new InvalidRequestError(`The request body is not valid JSON: ${(error as Error).message}`, { code: 'invalid_json' });
+  }
+}
+
+/** Deepest nesting of arrays and objects accepted; real requests (tool schemas included) stay far below. */
+export const MAX_JSON_DEPTH = 128;
+
+/**
+ * Refuses JSON nested deeper than `maxDepth` before parsing it: such a body parses, but the
+ * recursive JSON.stringify of storing and hashing it would overflow the stack (a 500).
+ */
+function checkNesting(text: string, maxDepth: number): void {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (inString) {
+      if (code === 0x5c) index++;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) {
+      inString = true;
+    } else if (code === 0x5b || code === 0x7b) {
+      if (++depth > maxDepth) {
+        throw new InvalidRequestError(`The request body nests arrays and objects more than ${maxDepth} levels deep.`, { code: 'json_too_deep' });
+      }
+    } else if (code === 0x5d || code === 0x7d) {
+      depth--;
+    }
   }
 }
 

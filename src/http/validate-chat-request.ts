@@ -34,7 +34,59 @@ export function validateChatRequest(body: unknown, limits: { maxMessages: number
   checkOptional(request, 'stream_options', 'object');
   checkPositiveInteger(request, 'max_tokens');
   checkPositiveInteger(request, 'max_completion_tokens');
+  checkPositiveInteger(request, 'n');
+  for (const [field, kind] of Object.entries(FIELD_KINDS)) checkKind(request, field, kind);
+  if (Array.isArray(request['tools'])) validateTools(request['tools']);
   return request as ChatRequestBody;
+}
+
+/** What the proxy checks of the request fields it passes on: types only, as servers differ in ranges. */
+type FieldKind = 'number' | 'integer' | 'string' | 'boolean' | 'object' | 'array' | 'string|array' | 'string|object';
+
+/** Fields of OpenAI's chat request a wrong type would only make upstream refuse, after the turn was stored. */
+const FIELD_KINDS: Record<string, FieldKind> = {
+  temperature: 'number',
+  top_p: 'number',
+  presence_penalty: 'number',
+  frequency_penalty: 'number',
+  seed: 'integer',
+  top_logprobs: 'integer',
+  logprobs: 'boolean',
+  parallel_tool_calls: 'boolean',
+  store: 'boolean',
+  user: 'string',
+  reasoning_effort: 'string',
+  service_tier: 'string',
+  logit_bias: 'object',
+  metadata: 'object',
+  response_format: 'object',
+  modalities: 'array',
+  stop: 'string|array',
+  tool_choice: 'string|object',
+};
+
+function checkKind(request: Record<string, unknown>, field: string, kind: FieldKind): void {
+  const value = request[field];
+  if (value === undefined || value === null) return;
+  const isObject = typeof value === 'object' && !Array.isArray(value);
+  const ok = kind.split('|').some((one) =>
+    one === 'integer' ? Number.isInteger(value) : one === 'array' ? Array.isArray(value) : one === 'object' ? isObject : typeof value === one && (one !== 'number' || Number.isFinite(value)),
+  );
+  if (!ok) throw new InvalidRequestError(`'${field}' must be ${kind.split('|').map(article).join(' or ')}.`, { param: field, code: 'invalid_type' });
+}
+
+function article(kind: string): string {
+  return `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind}`;
+}
+
+function validateTools(tools: unknown[]): void {
+  tools.forEach((tool, index) => {
+    const record = tool as { type?: unknown; function?: { name?: unknown } } | null;
+    const fn = record?.function;
+    if (typeof record !== 'object' || record === null || typeof record.type !== 'string' || (record.type === 'function' && (typeof fn !== 'object' || fn === null || typeof fn.name !== 'string' || fn.name === ''))) {
+      throw new InvalidRequestError(`tools[${index}] must be an object with a type, and a function with a name for type "function".`, { param: `tools[${index}]`, code: 'invalid_tools' });
+    }
+  });
 }
 
 function validateMessage(message: unknown, index: number): void {
@@ -54,7 +106,7 @@ function validateMessage(message: unknown, index: number): void {
   const hasToolCalls = Array.isArray(record['tool_calls']) && record['tool_calls'].length > 0;
   const contentOk =
     typeof content === 'string' ||
-    (Array.isArray(content) && content.every((part) => typeof part === 'object' && part !== null && typeof (part as { type?: unknown }).type === 'string')) ||
+    (Array.isArray(content) && content.length > 0 && content.every(validPart)) ||
     ((content === null || content === undefined) && role === 'assistant');
   if (!contentOk) {
     throw new InvalidRequestError(
@@ -65,10 +117,24 @@ function validateMessage(message: unknown, index: number): void {
   if (role === 'assistant' && (content === null || content === undefined) && !hasToolCalls && record['refusal'] === undefined) {
     throw new InvalidRequestError(`${param} is an assistant message with neither content nor tool_calls.`, { param: `${param}.content`, code: 'invalid_content' });
   }
-  if (record['tool_calls'] !== undefined) validateToolCalls(record['tool_calls'], `${param}.tool_calls`);
-  if (role === 'tool' && typeof record['tool_call_id'] !== 'string') {
+  if (record['tool_calls'] !== undefined && record['tool_calls'] !== null) validateToolCalls(record['tool_calls'], `${param}.tool_calls`);
+  if (record['name'] !== undefined && record['name'] !== null && typeof record['name'] !== 'string') {
+    throw new InvalidRequestError(`${param}.name must be a string.`, { param: `${param}.name`, code: 'invalid_type' });
+  }
+  if (role === 'function' && typeof record['name'] !== 'string') {
+    throw new InvalidRequestError(`${param} is a function message without a name.`, { param: `${param}.name`, code: 'invalid_tool_message' });
+  }
+  if (role === 'tool' && (typeof record['tool_call_id'] !== 'string' || record['tool_call_id'] === '')) {
     throw new InvalidRequestError(`${param} is a tool message without a tool_call_id.`, { param: `${param}.tool_call_id`, code: 'invalid_tool_message' });
   }
+}
+
+/** A content part: an object with a type; a text part carries its text as a string. */
+function validPart(part: unknown): boolean {
+  if (typeof part !== 'object' || part === null || Array.isArray(part)) return false;
+  const record = part as { type?: unknown; text?: unknown };
+  if (typeof record.type !== 'string') return false;
+  return record.type !== 'text' || typeof record.text === 'string';
 }
 
 function validateToolCalls(value: unknown, param: string): void {

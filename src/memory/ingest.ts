@@ -1,3 +1,4 @@
+import { InvalidRequestError } from '../errors';
 import type { MemoryStore } from '../store/memory-store';
 import type { NewMessage, Scope, StoredMessage } from '../store/types';
 
@@ -29,6 +30,7 @@ export async function ingestTurns(store: MemoryStore, scope: Scope, turns: NewMe
   const anchor = turns.length === 1 ? await continueLatest(store, scope, turns[0]!) : await findAnchor(store, scope, turns);
   const tail = turns.slice(anchor.matchedCount);
   if (tail.length === 0) return { leaf: anchor.last, created: [] };
+  await checkToolResultParent(store, scope, anchor.last, tail[0]!);
   const appended = await store.appendPath(scope, { parentId: anchor.last?.id ?? null, messages: tail });
   return {
     leaf: appended.at(-1)?.message ?? anchor.last,
@@ -69,6 +71,29 @@ async function findAnchor(store: MemoryStore, scope: Scope, turns: NewMessage[])
     }
   }
   return { last: null, matchedCount: 0 };
+}
+
+/** Tool results share one assistant turn; more than this many in a row is not a real exchange. */
+const MAX_TOOL_RESULTS_IN_A_ROW = 128;
+
+/**
+ * A tool result that opens the new turns must answer a call of the stored assistant turn it
+ * follows (directly, or after that turn's other results); refusing it before anything is
+ * stored keeps a stray result from becoming a turn that no later request can replay.
+ */
+async function checkToolResultParent(store: MemoryStore, scope: Scope, parent: StoredMessage | null, first: NewMessage): Promise<void> {
+  if (first.role !== 'tool') return;
+  const callId = first.raw['tool_call_id'];
+  let turn = parent;
+  for (let step = 0; turn !== null && turn.role === 'tool' && step < MAX_TOOL_RESULTS_IN_A_ROW; step++) {
+    turn = turn.parentId === null ? null : await store.getMessage(scope, turn.parentId);
+  }
+  const calls = turn?.role === 'assistant' && Array.isArray(turn.raw['tool_calls']) ? (turn.raw['tool_calls'] as { id?: unknown }[]) : [];
+  if (typeof callId === 'string' && calls.some((call) => call.id === callId)) return;
+  throw new InvalidRequestError(
+    `The tool message answers tool_call_id ${JSON.stringify(callId)}, which the assistant turn it follows did not call.`,
+    { param: 'messages', code: 'invalid_tool_message' },
+  );
 }
 
 function sameTurn(stored: StoredMessage, sent: NewMessage): boolean {

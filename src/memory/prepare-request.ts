@@ -1,6 +1,7 @@
 import { lookupModel, type Config } from '../config/load-config';
 import type { MemoryStore } from '../store/memory-store';
-import type { Scope, StoredMessage } from '../store/types';
+import { InvalidRequestError } from '../errors';
+import type { NewMessage, Scope, StoredMessage } from '../store/types';
 import { computeBudget } from '../tokens/budget';
 import { countMessagesTokens, countToolsTokens } from '../tokens/count-tokens';
 import { buildContext, type BuildContextInput } from './build-context';
@@ -52,8 +53,6 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
   const turns = body.messages
     .filter((message) => message['role'] !== 'system' && message['role'] !== 'developer')
     .map((message) => toNewMessage(message, { model: body.model, traceId: input.requestId }));
-  const ingested = await ingestTurns(input.store, input.scope, turns);
-
   const contextWindow = input.contextWindowOverride ?? lookupModel(config.models, body.model)?.contextWindow ?? config.defaultContextWindow;
   const responseReserve = responseReserveOf(body) ?? Math.min(config.defaultResponseReserve, Math.floor(contextWindow / 4));
   const budget = computeBudget({
@@ -62,6 +61,8 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
     toolsTokens: countToolsTokens(body['tools']) + countToolsTokens(input.extraTools),
     safetyMargin: config.safetyMargin,
   });
+  checkNewestFits(turns.at(-1), budget - countMessagesTokens(systemMessages));
+  const ingested = await ingestTurns(input.store, input.scope, turns);
   const enrichment = input.enrich ? await input.enrich({ scope: input.scope, leaf: ingested.leaf, budget }) : {};
   const built = await buildContext({
     store: input.store,
@@ -86,6 +87,18 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
     indexStrategy: built.indexStrategy,
     summaryIncluded: built.summaryIncluded,
   };
+}
+
+/**
+ * Refuses a newest message that cannot fit the budget even alone, before it is stored: the
+ * request fails either way, and a refused request must leave the store as it was.
+ */
+function checkNewestFits(newest: NewMessage | undefined, available: number): void {
+  if (newest === undefined || newest.tokenCount <= available) return;
+  throw new InvalidRequestError(
+    `The newest message needs ${newest.tokenCount} tokens but only ${Math.max(0, available)} are left in this model's context budget; send a shorter message or set x-memory-context-window for a larger model.`,
+    { param: 'messages', code: 'context_length_exceeded' },
+  );
 }
 
 function responseReserveOf(body: Record<string, unknown>): number | null {
