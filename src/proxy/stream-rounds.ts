@@ -28,6 +28,7 @@ export async function runStreamRounds(context: RoundContext, controller: AbortCo
         break;
       }
       const chunk = parse(next.value.data);
+      if (chunk === null) throw malformed(next.value.data);
       accumulator.add(chunk);
       buffered.push(next.value);
       decided = deltaKind(chunk, offering);
@@ -40,7 +41,9 @@ export async function runStreamRounds(context: RoundContext, controller: AbortCo
     for (;;) {
       const next = await stream.events.next();
       if (next.done || next.value.data === '[DONE]') break;
-      accumulator.add(parse(next.value.data));
+      const chunk = parse(next.value.data);
+      if (chunk === null) throw malformed(next.value.data);
+      accumulator.add(chunk);
       buffered.push(next.value);
     }
     if (accumulator.error) throw new UpstreamError(`upstream failed during a tool round: ${JSON.stringify(accumulator.error)}`, { status: 502, code: 'upstream_stream_error' });
@@ -102,17 +105,25 @@ async function* relay(input: RelayInput): AsyncGenerator<string> {
             finished = true;
             break;
           }
-          accumulator.add(parse(event.data));
+          const chunk = parse(event.data);
+          // Relaying a frame that is not JSON would break the client's parser: end with an error frame instead.
+          if (chunk === null) {
+            failure = malformed(event.data);
+            break;
+          }
+          accumulator.add(chunk);
           const frame = filter(event);
           if (frame !== null) yield frame;
         }
-        if (!finished) failure = new Error('upstream closed the stream before [DONE]');
+        if (!finished && failure === null) failure = new Error('upstream closed the stream before [DONE]');
       } catch (error) {
         failure = error;
       }
     }
     stored = true;
-    await finishAnswer(context, endOf(accumulator, context, failure ? { reason: describe(failure) } : null));
+    // An error event upstream sent mid-stream was relayed as is; the answer it cut short is still incomplete.
+    const upstreamError = accumulator.error === undefined ? null : { reason: `upstream error: ${JSON.stringify(accumulator.error).slice(0, 200)}` };
+    await finishAnswer(context, endOf(accumulator, context, failure ? { reason: describe(failure) } : upstreamError));
     if (failure) {
       context.deps.logger.warn('upstream stream failed after the first byte', { requestId: context.request.requestId, error: describe(failure) });
       yield `data: ${JSON.stringify({ error: { message: `The answer was interrupted: ${describe(failure)}`, type: 'upstream_error', param: null, code: 'stream_interrupted' } })}\n\n`;
@@ -141,6 +152,10 @@ function endOf(accumulator: ChatAccumulator, context: RoundContext, incomplete: 
   if (client.length > 0) message['tool_calls'] = client;
   else delete message['tool_calls'];
   return { message, model: accumulator.model ?? null, finishReason: accumulator.finishReason, incomplete };
+}
+
+function malformed(data: string): UpstreamError {
+  return new UpstreamError(`upstream sent a stream event that is not JSON: ${JSON.stringify(data.slice(0, 80))}`, { status: 502, code: 'upstream_bad_response' });
 }
 
 function parse(data: string): unknown {

@@ -95,7 +95,7 @@ export class UpstreamClient {
       const contentType = response.headers.get('content-type') ?? '';
       if (!contentType.includes('text/event-stream') || response.body === null) {
         const text = await response.text();
-        throw new UpstreamHttpError(502, streamRefusal(text), relayHeaders(response.headers));
+        throw new UpstreamHttpError(502, streamRefusal(this.redact(text)), relayHeaders(response.headers));
       }
       const events = parseSseStream(response.body, attemptSignal);
       idle.arm();
@@ -108,7 +108,13 @@ export class UpstreamClient {
       }
       const firstError = errorPayload(first.value.data);
       if (firstError !== null)
-        throw new UpstreamHttpError(502, first.value.data, relayHeaders(response.headers));
+        throw new UpstreamHttpError(502, this.redact(first.value.data), relayHeaders(response.headers));
+      if (first.value.data !== '[DONE]' && !isJson(first.value.data)) {
+        throw new UpstreamError('upstream opened the stream with an event that is not JSON', {
+          status: 502,
+          code: 'upstream_bad_response',
+        });
+      }
       return {
         status: response.status,
         headers: relayHeaders(response.headers),
@@ -138,6 +144,12 @@ export class UpstreamClient {
     };
   }
 
+  /** Removes the proxy's own upstream key from text that goes back to a client (an echoing error body). */
+  private redact(text: string): string {
+    const key = this.options.apiKey;
+    return key ? text.replaceAll(key, '[redacted]') : text;
+  }
+
   private authorizationFor(clientAuthorization: string | null): string | null {
     if (this.options.apiKey) return `Bearer ${this.options.apiKey}`;
     return clientAuthorization;
@@ -159,7 +171,7 @@ export class UpstreamClient {
     if (response.status >= 400) {
       throw new UpstreamHttpError(
         response.status,
-        await response.text(),
+        this.redact(await response.text()),
         relayHeaders(response.headers),
       );
     }
@@ -301,6 +313,15 @@ function relayHeaders(headers: Headers): Record<string, string> {
     if (value !== null) relayed[name] = value;
   }
   return relayed;
+}
+
+function isJson(data: string): boolean {
+  try {
+    JSON.parse(data);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function errorPayload(data: string): unknown {

@@ -33,6 +33,8 @@ export type FakeReply =
       done?: boolean;
       /** Destroy the socket after this many chunks, before any later chunk or [DONE]. */
       cutAfter?: number;
+      /** Extra wait before the chunk at an index (a stall between chunks), e.g. `{ 2: 1000 }`. */
+      pauses?: Record<number, number>;
       headers?: Record<string, string>;
     }
   | { kind: 'fixture'; name: string; delayMs?: number }

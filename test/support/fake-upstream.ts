@@ -123,6 +123,7 @@ async function writeEvents(
     headers?: Record<string, string>;
     delayMs?: number;
     cutAfter?: number;
+    pauses?: Record<number, number>;
   },
 ): Promise<void> {
   const { response } = exchange;
@@ -137,6 +138,8 @@ async function writeEvents(
   for (const [position, event] of events.entries()) {
     if (options.cutAfter !== undefined && position >= options.cutAfter) break;
     if (options.delayMs) await sleep(options.delayMs);
+    const pause = options.pauses?.[position];
+    if (pause) await sleep(pause);
     if (response.destroyed) return;
     // Waiting for the flush keeps a scripted cut from discarding the events sent before it.
     await new Promise<void>((resolve) => response.write(event, () => resolve()));
