@@ -9,9 +9,12 @@ const CALLER_NOT_DELETED = `NOT EXISTS (SELECT 1 FROM messages INDEXED BY messag
 /** Statements of embeddings, vector scans and full-text search. */
 export function prepareEmbeddingStatements(db: Database.Database) {
   return {
-    setMessageEmbedding: db.prepare<ByIdParams & { vector: Buffer }>(
-      `UPDATE messages SET embedding = @vector WHERE ${IN_SCOPE} AND id = @id`,
-    ),
+    // The pk tells the scope's in-memory vector index which row got the vector.
+    setMessageEmbedding: db
+      .prepare<ByIdParams & { vector: Buffer }, number>(
+        `UPDATE messages SET embedding = @vector WHERE ${IN_SCOPE} AND id = @id RETURNING pk`,
+      )
+      .pluck(),
     setToolCallEmbedding: db.prepare<ByIdParams & { vector: Buffer }>(
       `UPDATE tool_calls SET embedding = @vector WHERE ${IN_SCOPE} AND id = @id`,
     ),

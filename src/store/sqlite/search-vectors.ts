@@ -4,37 +4,34 @@ import { collectNearest, toUnitQuery } from './collect-nearest';
 import { scopeParams } from './scope-sql';
 import type { Statements } from './statements';
 import { TopK } from './top-k';
+import type { VectorIndexCache } from './vector-index-cache';
 
 /**
  * Nearest turns and chunks of a scope (and its tool calls on request) by cosine similarity,
- * best first. Exact brute force over the scope's vectors; an approximate index for very large
- * scopes would replace the scans here and leave the callers alone.
+ * best first. Turns and chunks come from the scope's in-memory index; tool calls, few per
+ * scope, are scanned exactly and compete with them for the same k places.
  */
 export function searchVectors(options: {
   statements: Statements;
+  vectors: VectorIndexCache;
   scope: Scope;
   vector: readonly number[];
   search: VectorSearchOptions;
 }): VectorHit[] {
-  const { statements, scope, vector, search } = options;
+  const { statements, vectors, scope, vector, search } = options;
   const query = toUnitQuery(vector);
   if (query === null || search.k <= 0) return [];
-  const params = scopeParams(scope);
-  // One heap across both tables, so tool calls compete with turns for the same k places.
+  const messages = vectors.search(scope, vector, search.k);
+  if (search.includeToolCalls !== true) {
+    return messages.map((row) => ({ id: row.id, kind: 'message', score: row.score }));
+  }
   const top = new TopK<Omit<VectorHit, 'score'>>(search.k);
+  for (const row of messages) top.push({ id: row.id, kind: 'message' }, row.score);
   collectNearest({
-    rows: statements.messageVectors.iterate(params),
+    rows: statements.toolCallVectors.iterate(scopeParams(scope)),
     query,
     top,
-    toItem: (id) => ({ id, kind: 'message' }),
+    toItem: (id) => ({ id, kind: 'toolcall' }),
   });
-  if (search.includeToolCalls === true) {
-    collectNearest({
-      rows: statements.toolCallVectors.iterate(params),
-      query,
-      top,
-      toItem: (id) => ({ id, kind: 'toolcall' }),
-    });
-  }
   return top.sorted().map(({ item, score }) => ({ ...item, score }));
 }

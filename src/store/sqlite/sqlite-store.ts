@@ -31,6 +31,7 @@ import { toStoredMessage, toStoredToolCall } from './message-row';
 import { configureConnection, migrateSchema } from './schema';
 import { scopeParams } from './scope-sql';
 import { searchVectors } from './search-vectors';
+import { VectorIndexCache } from './vector-index-cache';
 import { replaceChunks } from './replace-chunks';
 import { prepareStatements, type Statements } from './statements';
 import { storeToolCalls } from './store-tool-calls';
@@ -46,6 +47,8 @@ export interface SqliteStoreOptions {
   dataDir: string;
   /** Milliseconds since the epoch for records stored without a timestamp (tests pin it). */
   clock?: () => number;
+  /** Memory the in-memory vector indexes of recently searched scopes may use (default 512 MiB). */
+  vectorCacheBytes?: number;
 }
 
 interface Connection {
@@ -53,13 +56,15 @@ interface Connection {
   statements: Statements;
   appendPath: ReturnType<typeof createAppendPath>;
   dimensions: number;
+  vectors: VectorIndexCache;
 }
 
 const ALL_ROLES = JSON.stringify(['user', 'assistant', 'tool']);
 
 /**
  * The embedded MemoryStore: DESIGN.md section 3's graph mapped to SQLite tables, FTS5 for
- * full text and brute-force cosine search over Float32 BLOBs. better-sqlite3 is synchronous;
+ * full text, and cosine search over Float32 BLOBs through an in-memory approximate index per
+ * recently searched scope (VectorIndexCache). better-sqlite3 is synchronous;
  * the async methods only wrap it, and cross-process safety comes from WAL and
  * BEGIN IMMEDIATE transactions.
  */
@@ -69,6 +74,7 @@ export class SqliteStore implements MemoryStore {
   readonly file: string;
   private readonly dataDir: string;
   private readonly clock: () => number;
+  private readonly vectorCacheBytes: number | undefined;
   private connection: Connection | null = null;
   private idempotency: IdempotencyTable | null = null;
 
@@ -76,11 +82,14 @@ export class SqliteStore implements MemoryStore {
     this.dataDir = options.dataDir;
     this.file = path.join(options.dataDir, 'memory.sqlite');
     this.clock = options.clock ?? Date.now;
+    this.vectorCacheBytes = options.vectorCacheBytes;
   }
 
   async init(options: { embeddingDimensions: number }): Promise<void> {
     if (this.connection !== null) {
       this.connection.dimensions = options.embeddingDimensions;
+      this.connection.vectors.close();
+      this.connection.vectors = this.vectorCache(this.connection.db, options.embeddingDimensions);
       return;
     }
     let db: Database.Database | null = null;
@@ -91,7 +100,9 @@ export class SqliteStore implements MemoryStore {
       migrateSchema(db);
       const statements = prepareStatements(db);
       const appendPath = createAppendPath({ db, statements, clock: this.clock });
-      this.connection = { db, statements, appendPath, dimensions: options.embeddingDimensions };
+      const dimensions = options.embeddingDimensions;
+      const vectors = this.vectorCache(db, dimensions);
+      this.connection = { db, statements, appendPath, dimensions, vectors };
       this.idempotency = openIdempotencyTable(db);
     } catch (error) {
       db?.close();
@@ -100,6 +111,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async close(): Promise<void> {
+    this.connection?.vectors.close();
     this.connection?.db.close();
     this.connection = null;
     this.idempotency = null;
@@ -241,18 +253,22 @@ export class SqliteStore implements MemoryStore {
     scope: Scope,
     items: { kind: 'message' | 'toolcall'; id: string; vector: number[] }[],
   ): Promise<void> {
-    const { db, statements, dimensions } = this.open;
+    const { db, statements, dimensions, vectors } = this.open;
     for (const item of items) checkDimensions(item.vector, dimensions);
     const params = scopeParams(scope);
+    const stored: { pk: number; vector: number[] }[] = [];
     db.transaction(() => {
       for (const item of items) {
-        const statement =
-          item.kind === 'toolcall'
-            ? statements.setToolCallEmbedding
-            : statements.setMessageEmbedding;
-        statement.run({ ...params, id: item.id, vector: encodeVector(item.vector) });
+        const vector = encodeVector(item.vector);
+        if (item.kind === 'toolcall') {
+          statements.setToolCallEmbedding.run({ ...params, id: item.id, vector });
+          continue;
+        }
+        const pk = statements.setMessageEmbedding.get({ ...params, id: item.id, vector });
+        if (pk !== undefined) stored.push({ pk, vector: item.vector });
       }
     }).immediate();
+    vectors.added(scope, stored);
   }
 
   async getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>> {
@@ -276,6 +292,7 @@ export class SqliteStore implements MemoryStore {
       statements.clearMessageEmbeddings.run();
       statements.clearToolCallEmbeddings.run();
     }).immediate();
+    this.open.vectors.clear();
   }
 
   async vectorSearch(
@@ -283,9 +300,17 @@ export class SqliteStore implements MemoryStore {
     vector: number[],
     options: VectorSearchOptions,
   ): Promise<VectorHit[]> {
-    const { statements, dimensions } = this.open;
+    const { statements, dimensions, vectors } = this.open;
     checkDimensions(vector, dimensions);
-    return searchVectors({ statements, scope, vector, search: options });
+    return searchVectors({ statements, vectors, scope, vector, search: options });
+  }
+
+  /**
+   * Loads a scope's vector index and waits until it is fully loaded and trained, which a first
+   * search otherwise starts and lets finish in the background (benchmarks, tests).
+   */
+  async warmVectorIndex(scope: Scope): Promise<{ vectors: number; lists: number; bytes: number }> {
+    return this.open.vectors.warm(scope);
   }
 
   async fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]> {
@@ -372,6 +397,10 @@ export class SqliteStore implements MemoryStore {
       throw new StoreUnavailableError(`the SQLite store ${this.file} is not open`);
     }
     return this.idempotency;
+  }
+
+  private vectorCache(db: Database.Database, dimensions: number): VectorIndexCache {
+    return new VectorIndexCache({ db, dimensions, budgetBytes: this.vectorCacheBytes });
   }
 
   private get open(): Connection {

@@ -1,0 +1,127 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { NewMessage, Scope } from '../types';
+import { SqliteStore } from './sqlite-store';
+
+const DIMENSIONS = 16;
+const scope: Scope = { partition: 'p', instance: 'i' };
+const opened: SqliteStore[] = [];
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+async function openStore(dataDir = mkdtempSync(path.join(tmpdir(), 'vector-cache-')), vectorCacheBytes?: number) {
+  const store = new SqliteStore({ dataDir, vectorCacheBytes });
+  await store.init({ embeddingDimensions: DIMENSIONS });
+  opened.push(store);
+  return { store, dataDir };
+}
+
+function turn(content: string, index: number): NewMessage {
+  return {
+    role: index % 2 === 0 ? 'user' : 'assistant',
+    content,
+    raw: { role: index % 2 === 0 ? 'user' : 'assistant', content },
+    contentHash: `hash-${content}`,
+    tokenCount: 3,
+  };
+}
+
+/** A unit vector pointing mostly along `axis`. */
+function axisVector(axis: number, lean = 0.1): number[] {
+  return Array.from({ length: DIMENSIONS }, (_, index) => (index === axis ? 1 : index === (axis + 1) % DIMENSIONS ? lean : 0));
+}
+
+async function addTurns(store: SqliteStore, target: Scope, count: number, axis: (index: number) => number, label = 'turn') {
+  const appended = await store.appendPath(target, {
+    parentId: null,
+    messages: Array.from({ length: count }, (_, index) => turn(`${target.instance} ${label} ${index}`, index)),
+  });
+  await store.setEmbeddings(
+    target,
+    appended.map((entry, index) => ({ kind: 'message' as const, id: entry.message.id, vector: axisVector(axis(index), 0.05 + index * 0.001) })),
+  );
+  return appended.map((entry) => entry.message);
+}
+
+describe('the SQLite store vector index', () => {
+  it('sees vectors another connection stored after the index was loaded', async () => {
+    const { store, dataDir } = await openStore();
+    await addTurns(store, scope, 20, () => 1);
+    expect((await store.vectorSearch(scope, axisVector(1), { k: 3 })).length).toBe(3);
+
+    const { store: other } = await openStore(dataDir);
+    const [late] = await addTurns(other, scope, 1, () => 7, 'late');
+    const hits = await store.vectorSearch(scope, axisVector(7), { k: 1 });
+    expect(hits.map((hit) => hit.id)).toEqual([late!.id]);
+  });
+
+  it('finds vectors set later on turns another connection stored before the index was loaded', async () => {
+    const { store, dataDir } = await openStore();
+    const { store: other } = await openStore(dataDir);
+    const [pending] = await other.appendPath(scope, { parentId: null, messages: [turn('pending', 0)] });
+    await addTurns(store, scope, 5, () => 2);
+    await store.vectorSearch(scope, axisVector(2), { k: 1 });
+    await other.setEmbeddings(scope, [{ kind: 'message', id: pending!.message.id, vector: axisVector(9) }]);
+    expect((await store.vectorSearch(scope, axisVector(9), { k: 1 }))[0]?.id).toBe(pending!.message.id);
+  });
+
+  it('keeps exact scores, and drops turns whose rows are deleted or re-embedded elsewhere', async () => {
+    const { store } = await openStore();
+    const turns = await addTurns(store, scope, 10, (index) => index);
+    const [best] = await store.vectorSearch(scope, axisVector(4, 0.5), { k: 1 });
+    expect(best?.id).toBe(turns[4]!.id);
+    const expected = (1 + 0.5 * (0.05 + 4 * 0.001)) / Math.sqrt(1 + 0.25) / Math.sqrt(1 + (0.05 + 4 * 0.001) ** 2);
+    expect(best?.score).toBeCloseTo(expected, 6);
+    await store.setEmbeddings(scope, [{ kind: 'message', id: turns[4]!.id, vector: axisVector(12) }]);
+    const hits = await store.vectorSearch(scope, axisVector(4, 0.5), { k: 10 });
+    expect(hits.filter((hit) => hit.id === turns[4]!.id).length).toBeLessThanOrEqual(1);
+    expect(hits[0]?.id).not.toBe(turns[4]!.id);
+  });
+
+  it('loads a large scope in steps and trains lists for it, answering meanwhile', async () => {
+    const { store } = await openStore();
+    const count = 20_000;
+    const appended = await store.appendPath(scope, {
+      parentId: null,
+      messages: Array.from({ length: count }, (_, index) => turn(`t${index}`, index)),
+    });
+    // Distinct pseudo-random directions (mulberry32 seeded with the index).
+    const vectorOf = (index: number) => {
+      let state = index >>> 0;
+      return Array.from({ length: DIMENSIONS }, () => {
+        state = (state + 0x6d2b79f5) >>> 0;
+        let value = Math.imul(state ^ (state >>> 15), 1 | state);
+        value ^= value + Math.imul(value ^ (value >>> 7), 61 | value);
+        return ((value ^ (value >>> 14)) >>> 0) / 2 ** 31 - 1;
+      });
+    };
+    await store.setEmbeddings(
+      scope,
+      appended.map((entry, index) => ({ kind: 'message' as const, id: entry.message.id, vector: vectorOf(index) })),
+    );
+    const target = appended[12_345]!.message;
+    const vector = vectorOf(12_345);
+    expect((await store.vectorSearch(scope, vector, { k: 1 })).length).toBe(1);
+    const warmed = await store.warmVectorIndex(scope);
+    expect(warmed.vectors).toBe(count);
+    expect(warmed.lists).toBeGreaterThan(16);
+    expect((await store.vectorSearch(scope, vector, { k: 1 }))[0]?.id).toBe(target.id);
+  });
+
+  it('drops the least recently searched scopes past its memory budget', async () => {
+    const { store } = await openStore(undefined, 1);
+    const first: Scope = { partition: 'p', instance: 'first' };
+    const second: Scope = { partition: 'p', instance: 'second' };
+    const [a] = await addTurns(store, first, 3, () => 3);
+    const [b] = await addTurns(store, second, 3, () => 5);
+    expect((await store.vectorSearch(first, axisVector(3, 0.05), { k: 1 }))[0]?.id).toBe(a!.id);
+    expect((await store.vectorSearch(second, axisVector(5, 0.05), { k: 1 }))[0]?.id).toBe(b!.id);
+    expect((await store.warmVectorIndex(second)).vectors).toBe(3);
+    // The first scope was dropped to make room; searching it loads it again.
+    expect((await store.vectorSearch(first, axisVector(3, 0.05), { k: 1 }))[0]?.id).toBe(a!.id);
+  });
+});

@@ -1,0 +1,313 @@
+import type Database from 'better-sqlite3';
+import type { Scope } from '../types';
+import { CodePool } from './code-pool';
+import { toUnitQuery, cosineToUnit } from './collect-nearest';
+import { IvfIndex, type IvfOptions } from './ivf-index';
+import { scopeParams } from './scope-sql';
+import { decodeVector } from './vector-codec';
+import { prepareVectorIndexStatements, type VectorIndexStatements } from './vector-index-statements';
+
+/** Options of the cache of in-memory vector indexes. */
+export interface VectorIndexCacheOptions {
+  db: Database.Database;
+  dimensions: number;
+  /** Bytes the indexes may hold together before the least recently searched are dropped. */
+  budgetBytes?: number;
+  /** Index tuning (tests and benchmarks). */
+  ivf?: IvfOptions;
+}
+
+/** A nearest message or chunk of a scope, scored exactly from its stored vector. */
+export interface NearestRow {
+  id: string;
+  score: number;
+}
+
+/** Default memory for the indexes: about 1.2 million vectors of 384 dimensions. */
+export const DEFAULT_VECTOR_CACHE_BYTES = 512 * 2 ** 20;
+/** Rows loaded before a first search of a scope answers; the rest load in the background. */
+const LOAD_BEFORE_ANSWER = 16_384;
+/** Rows loaded per background step (a few milliseconds of work between event-loop turns). */
+const LOAD_STEP = 2_048;
+/**
+ * Candidates rescored exactly beyond the k asked for: int8 scores are within about 0.005 of
+ * the exact ones, so the true k best are among the approximate k + 16 best.
+ */
+const CANDIDATE_MARGIN = 16;
+/** A scope whose rows trail the database by more than this is reloaded rather than caught up. */
+const MAX_CATCH_UP_ROWS = 100_000;
+/** In-process additions remembered between catch-ups before a catch-up is forced. */
+const MAX_RECENT = 10_000;
+
+interface Entry {
+  scope: Scope;
+  index: IvfIndex;
+  /** Rows up to this pk that had a vector when last read are in the index, except `holes`. */
+  syncedPk: number;
+  /** Rows up to syncedPk that still had no vector when last read. */
+  holes: Set<number>;
+  /** Rows above syncedPk this process added itself (a catch-up skips them). */
+  recent: Set<number>;
+  /** Older turns still to load, below this seq (0: all loaded). */
+  loadBeforeSeq: number;
+  dropped: boolean;
+}
+
+/**
+ * The in-memory vector index of each recently searched scope, so a vector search costs a scan
+ * of a few lists of int8 codes instead of reading and scoring every stored vector. A scope is
+ * loaded on its first search (newest turns first; a very large scope finishes loading in the
+ * background), kept current by the store's own writes and, when another connection wrote
+ * (PRAGMA data_version), by reading what changed. Candidates are rescored from the stored
+ * vectors, so scores are exact and deleted or re-embedded rows never come back stale. The
+ * least recently searched scopes are dropped when the indexes outgrow their memory budget.
+ */
+export class VectorIndexCache {
+  private readonly statements: VectorIndexStatements;
+  private readonly pool: CodePool;
+  private readonly entries = new Map<string, Entry>();
+  private readonly budgetBytes: number;
+  private readonly ivf: IvfOptions;
+  private dataVersion: number;
+  private background: Promise<void> = Promise.resolve();
+  private pendingWork = 0;
+  private closed = false;
+
+  constructor(options: VectorIndexCacheOptions) {
+    this.statements = prepareVectorIndexStatements(options.db);
+    this.pool = new CodePool(options.dimensions);
+    this.budgetBytes = options.budgetBytes ?? DEFAULT_VECTOR_CACHE_BYTES;
+    this.ivf = options.ivf ?? {};
+    this.dataVersion = this.statements.dataVersion.get() ?? 0;
+  }
+
+  /** The `k` nearest messages and chunks of a scope, best first, with exact cosine scores. */
+  search(scope: Scope, vector: readonly number[], k: number): NearestRow[] {
+    const unit = toUnitQuery(vector);
+    if (unit === null || k <= 0) return [];
+    this.catchUpIfChanged();
+    const entry = this.entry(scope);
+    let candidates = k + CANDIDATE_MARGIN;
+    for (;;) {
+      const hits = entry.index.search(vector, { candidates });
+      const rows = this.rescore(entry, hits.map((hit) => hit.key), unit);
+      // Deleted or re-embedded rows took candidate places: ask for more while there are more.
+      if (rows.length >= k || hits.length < candidates) return rows.slice(0, k);
+      candidates *= 4;
+    }
+  }
+
+  /** Adds vectors this store just wrote (rows of `scope`, by pk) to the scope's index, if it has one. */
+  added(scope: Scope, rows: { pk: number; vector: readonly number[] }[]): void {
+    const entry = this.entries.get(keyOf(scope));
+    if (!entry) return;
+    for (const row of rows) {
+      entry.index.add(row.pk, row.vector);
+      if (entry.holes.delete(row.pk)) continue;
+      if (row.pk > entry.syncedPk) entry.recent.add(row.pk);
+    }
+    if (entry.recent.size > MAX_RECENT) this.catchUp(entry);
+    this.scheduleTraining(entry);
+  }
+
+  /** Forgets every index (every stored vector was dropped, e.g. before re-embedding with another model). */
+  clear(): void {
+    for (const entry of this.entries.values()) this.drop(entry);
+  }
+
+  /** Loads a scope's index now and waits until it is fully loaded and trained (benchmarks, tests). */
+  async warm(scope: Scope): Promise<{ vectors: number; lists: number; bytes: number }> {
+    const entry = this.entry(scope);
+    await this.settled();
+    return { vectors: entry.index.arena.liveCount, lists: entry.index.listCount, bytes: entry.index.bytes };
+  }
+
+  /** Resolves once background loading and training are done (benchmarks, tests). */
+  async settled(): Promise<void> {
+    while (this.pendingWork > 0) await this.background;
+  }
+
+  /** What the cache holds, for benchmarks and health output. */
+  stats(scope?: Scope): { scopes: number; bytes: number; vectors: number; lists: number } {
+    const entry = scope ? this.entries.get(keyOf(scope)) : undefined;
+    return {
+      scopes: this.entries.size,
+      bytes: this.totalBytes(),
+      vectors: entry?.index.arena.liveCount ?? 0,
+      lists: entry?.index.listCount ?? 0,
+    };
+  }
+
+  /** Stops background work and frees every index. */
+  close(): void {
+    this.closed = true;
+    this.clear();
+  }
+
+  private entry(scope: Scope): Entry {
+    const key = keyOf(scope);
+    const existing = this.entries.get(key);
+    if (existing) {
+      // Map order is recency order: re-inserting marks the scope most recently searched.
+      this.entries.delete(key);
+      this.entries.set(key, existing);
+      return existing;
+    }
+    const entry: Entry = {
+      scope: scopeParams(scope),
+      index: new IvfIndex(this.pool, this.ivf),
+      syncedPk: this.statements.lastPk.get() ?? 0,
+      holes: new Set(),
+      recent: new Set(),
+      loadBeforeSeq: Number.MAX_SAFE_INTEGER,
+      dropped: false,
+    };
+    this.entries.set(key, entry);
+    for (const pk of this.statements.pendingPks.all({ ...entry.scope, upToPk: entry.syncedPk })) entry.holes.add(pk);
+    this.loadTurns(entry, LOAD_BEFORE_ANSWER);
+    if (entry.loadBeforeSeq === 0) {
+      this.loadChunks(entry);
+      this.scheduleTraining(entry);
+    } else {
+      this.enqueue(() => this.loadInBackground(entry));
+    }
+    this.evict(entry);
+    return entry;
+  }
+
+  /** Loads up to `limit` more turns, newest first; loadBeforeSeq becomes 0 once all are in. */
+  private loadTurns(entry: Entry, limit: number): void {
+    let loaded = 0;
+    while (loaded < limit && entry.loadBeforeSeq > 0) {
+      const size = Math.min(LOAD_STEP, limit - loaded);
+      const rows = this.statements.vectorPage.all({ ...entry.scope, beforeSeq: entry.loadBeforeSeq, limit: size });
+      for (const [pk, seq, blob] of rows) {
+        entry.index.add(pk, decodeVector(blob));
+        entry.loadBeforeSeq = seq;
+      }
+      loaded += rows.length;
+      if (rows.length < size) entry.loadBeforeSeq = 0;
+    }
+  }
+
+  private loadChunks(entry: Entry): void {
+    for (const [pk, blob] of this.statements.chunkVectors.all(entry.scope)) entry.index.add(pk, decodeVector(blob));
+  }
+
+  /**
+   * Loads a large scope in steps: enough of its newest turns to train lists sized for the whole
+   * scope, the training, then the rest (each placed in its list as it comes).
+   */
+  private async loadInBackground(entry: Entry): Promise<void> {
+    const expected = this.statements.turnCount.get(entry.scope) ?? 0;
+    const sample = Math.min(expected, Math.ceil(IvfIndex.sampleSizeFor(expected) * 1.5));
+    while (!entry.dropped && entry.loadBeforeSeq > 0 && entry.index.size < sample) {
+      this.loadTurns(entry, LOAD_STEP);
+      await yieldToEventLoop();
+    }
+    if (entry.dropped) return;
+    await this.train(entry, expected);
+    while (!entry.dropped && entry.loadBeforeSeq > 0) {
+      this.loadTurns(entry, LOAD_STEP);
+      await yieldToEventLoop();
+    }
+    if (entry.dropped) return;
+    this.loadChunks(entry);
+    this.scheduleTraining(entry);
+    this.evict(entry);
+  }
+
+  private scheduleTraining(entry: Entry): void {
+    if (!entry.index.needsTraining) return;
+    this.enqueue(async () => {
+      if (entry.index.needsTraining) await this.train(entry);
+    });
+  }
+
+  private async train(entry: Entry, expectedSize?: number): Promise<void> {
+    const steps = entry.index.trainSteps(expectedSize);
+    while (!entry.dropped && !this.closed && steps.next().done !== true) await yieldToEventLoop();
+    if (entry.dropped || this.closed) steps.return();
+  }
+
+  /** Runs background work one job at a time, after the current request. */
+  private enqueue(job: () => Promise<void>): void {
+    this.pendingWork++;
+    this.background = this.background
+      .then(() => (this.closed ? undefined : job()))
+      .catch(() => undefined)
+      .finally(() => {
+        this.pendingWork--;
+      });
+  }
+
+  /** Rescores candidates from their stored vectors; drops (and forgets) those deleted or gone. */
+  private rescore(entry: Entry, pks: number[], unit: ReturnType<typeof toUnitQuery> & object): NearestRow[] {
+    if (pks.length === 0) return [];
+    const rows = this.statements.candidates.all({ ...entry.scope, pks: JSON.stringify(pks) });
+    const found: NearestRow[] = [];
+    const seen = new Set<number>();
+    for (const [pk, id, blob, deleted] of rows) {
+      if (seen.has(pk) || deleted !== 0 || blob === null) continue;
+      const score = cosineToUnit(unit, decodeVector(blob));
+      if (score === null) continue;
+      seen.add(pk);
+      found.push({ id, score });
+    }
+    return found.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** When another connection committed since the last look, reads what it changed. */
+  private catchUpIfChanged(): void {
+    const version = this.statements.dataVersion.get() ?? 0;
+    if (version === this.dataVersion) return;
+    this.dataVersion = version;
+    for (const entry of [...this.entries.values()]) this.catchUp(entry);
+  }
+
+  private catchUp(entry: Entry): void {
+    const lastPk = this.statements.lastPk.get() ?? 0;
+    if (lastPk - entry.syncedPk > MAX_CATCH_UP_ROWS) {
+      this.drop(entry);
+      return;
+    }
+    const add = ([pk, blob]: [number, Uint8Array]) => {
+      if (!entry.recent.has(pk)) entry.index.add(pk, decodeVector(blob));
+    };
+    this.statements.vectorsAfter.all({ ...entry.scope, afterPk: entry.syncedPk }).forEach(add);
+    if (entry.holes.size > 0) {
+      this.statements.vectorsByPks.all({ ...entry.scope, pks: JSON.stringify([...entry.holes]) }).forEach(add);
+    }
+    entry.holes = new Set(this.statements.pendingPks.all({ ...entry.scope, upToPk: lastPk }));
+    entry.syncedPk = lastPk;
+    entry.recent.clear();
+    this.scheduleTraining(entry);
+  }
+
+  private evict(keep: Entry): void {
+    for (const entry of this.entries.values()) {
+      if (this.totalBytes() <= this.budgetBytes) return;
+      if (entry !== keep) this.drop(entry);
+    }
+  }
+
+  private drop(entry: Entry): void {
+    entry.dropped = true;
+    entry.index.release();
+    this.entries.delete(keyOf(entry.scope));
+  }
+
+  private totalBytes(): number {
+    let bytes = 0;
+    for (const entry of this.entries.values()) bytes += entry.index.bytes;
+    return bytes;
+  }
+}
+
+function keyOf(scope: Scope): string {
+  return `${scope.partition}\u0000${scope.instance}`;
+}
+
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

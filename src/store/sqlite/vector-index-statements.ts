@@ -1,0 +1,74 @@
+import type Database from 'better-sqlite3';
+import type { ScopeParams } from './scope-sql';
+
+/** A row as the loading statements return it: pk and Float32 BLOB. */
+export type PkVectorRow = [pk: number, embedding: Uint8Array];
+
+// `+partition` and `+instance` keep the planner on the rowid: with the scope's indexes it would
+// read every turn of the instance to find a handful of rows by pk.
+const BY_PK_IN_SCOPE = '+partition = @partition AND +instance = @instance';
+
+/** Statements that load a scope's vectors into its in-memory index and rescore candidates. */
+export function prepareVectorIndexStatements(db: Database.Database) {
+  return {
+    // Deleted rows load too: a restore brings them back without a new vector, and candidates
+    // are checked against the table anyway. Turns come newest first, a page at a time (turns
+    // have unique seqs; chunks have seq 0).
+    vectorPage: db
+      .prepare<ScopeParams & { beforeSeq: number; limit: number }, [number, number, Uint8Array]>(
+        `SELECT pk, seq, embedding FROM messages INDEXED BY messages_scope_seq
+          WHERE partition = @partition AND instance = @instance AND seq > 0 AND seq < @beforeSeq
+            AND embedding IS NOT NULL
+          ORDER BY seq DESC LIMIT @limit`,
+      )
+      .raw(),
+    chunkVectors: db
+      .prepare<ScopeParams, PkVectorRow>(
+        `SELECT pk, embedding FROM messages INDEXED BY messages_scope_seq
+          WHERE partition = @partition AND instance = @instance AND seq = 0
+            AND embedding IS NOT NULL`,
+      )
+      .raw(),
+    // Rows stored since a pk (by other connections, which the index did not see).
+    vectorsAfter: db
+      .prepare<ScopeParams & { afterPk: number }, PkVectorRow>(
+        `SELECT pk, embedding FROM messages
+          WHERE pk > @afterPk AND ${BY_PK_IN_SCOPE} AND embedding IS NOT NULL`,
+      )
+      .raw(),
+    vectorsByPks: db
+      .prepare<ScopeParams & { pks: string }, PkVectorRow>(
+        `SELECT pk, embedding FROM messages
+          WHERE pk IN (SELECT value FROM json_each(@pks)) AND ${BY_PK_IN_SCOPE}
+            AND embedding IS NOT NULL`,
+      )
+      .raw(),
+    // What a candidate is now: its id, and its vector if it still has one and is not deleted.
+    candidates: db
+      .prepare<ScopeParams & { pks: string }, [pk: number, id: string, embedding: Uint8Array | null, deleted: number]>(
+        `SELECT pk, id, embedding, deleted FROM messages
+          WHERE pk IN (SELECT value FROM json_each(@pks)) AND ${BY_PK_IN_SCOPE}`,
+      )
+      .raw(),
+    // Turns of the scope still waiting for their embedding (the pending index is small).
+    pendingPks: db
+      .prepare<ScopeParams & { upToPk: number }, number>(
+        `SELECT pk FROM messages INDEXED BY messages_pending_embedding
+          WHERE embedding IS NULL AND deleted = 0 AND content <> '' AND pk <= @upToPk
+            AND partition = @partition AND instance = @instance`,
+      )
+      .pluck(),
+    // Turns of the scope, from the index alone: how large a scope about to load is.
+    turnCount: db
+      .prepare<ScopeParams, number>(
+        `SELECT count(*) FROM messages INDEXED BY messages_scope_seq
+          WHERE partition = @partition AND instance = @instance AND seq > 0`,
+      )
+      .pluck(),
+    lastPk: db.prepare<[], number | null>('SELECT max(pk) FROM messages').pluck(),
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
+  };
+}
+
+/** The statements of prepareVectorIndexStatements. */
+export type VectorIndexStatements = ReturnType<typeof prepareVectorIndexStatements>;
