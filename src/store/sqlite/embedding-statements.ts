@@ -6,7 +6,7 @@ import { IDS, IN_SCOPE, type ByIdParams, type ByIdsParams, type ScopeParams } fr
 const CALLER_NOT_DELETED = `NOT EXISTS (SELECT 1 FROM messages INDEXED BY messages_id
   WHERE messages.id = tool_calls.message_id AND messages.deleted <> 0)`;
 
-/** Statements of embeddings, vector scans and full-text search. */
+/** Statements of embeddings and vector scans. */
 export function prepareEmbeddingStatements(db: Database.Database) {
   return {
     // The pk tells the scope's in-memory vector index which row got the vector.
@@ -56,15 +56,6 @@ export function prepareEmbeddingStatements(db: Database.Database) {
     ),
     clearToolCallEmbeddings: db.prepare(
       'UPDATE tool_calls SET embedding = NULL WHERE embedding IS NOT NULL',
-    ),
-    // bm25() is lower-is-better; the interface wants higher-is-better. CROSS JOIN keeps the
-    // full-text index as the driving table, so the scope filter never scans the instance.
-    fullText: db.prepare<ScopeParams & { query: string; k: number }, { id: string; score: number }>(
-      `SELECT m.id AS id, -bm25(messages_fts) AS score
-         FROM messages_fts CROSS JOIN messages m ON m.pk = messages_fts.rowid
-        WHERE messages_fts MATCH @query AND m.partition = @partition
-          AND m.instance = @instance AND m.deleted = 0
-        ORDER BY bm25(messages_fts) LIMIT @k`,
     ),
   };
 }

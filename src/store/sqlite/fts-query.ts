@@ -10,12 +10,22 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
  * has no words (an FTS5 query cannot be empty).
  */
 export function toFtsQuery(text: string): string | null {
+  const terms = ftsTerms(text);
+  return terms.length === 0 ? null : terms.map(quoteTerm).join(' OR ');
+}
+
+/** The distinct lower-case words of a text, in order, at most MAX_QUERY_TERMS. */
+export function ftsTerms(text: string): string[] {
   const terms = new Set<string>();
   for (const match of text.matchAll(WORD)) {
     terms.add(match[0].toLowerCase());
     if (terms.size === MAX_QUERY_TERMS) break;
   }
-  if (terms.size === 0) return null;
+  return [...terms];
+}
+
+/** One word as an FTS5 string: never syntax. */
+export function quoteTerm(term: string): string {
   // Words hold no quote characters, but doubling them keeps the quoting safe by construction.
-  return [...terms].map((term) => `"${term.replaceAll('"', '""')}"`).join(' OR ');
+  return `"${term.replaceAll('"', '""')}"`;
 }

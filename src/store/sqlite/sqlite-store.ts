@@ -25,7 +25,7 @@ import type {
   Synapse,
 } from '../types';
 import { createAppendPath, type AppendPathInput } from './append-path';
-import { toFtsQuery } from './fts-query';
+import { FullTextSearch } from './full-text-search';
 import { listPendingEmbeddings } from './list-pending-embeddings';
 import { toStoredMessage, toStoredToolCall } from './message-row';
 import { configureConnection, migrateSchema } from './schema';
@@ -57,6 +57,7 @@ interface Connection {
   appendPath: ReturnType<typeof createAppendPath>;
   dimensions: number;
   vectors: VectorIndexCache;
+  fullText: FullTextSearch;
 }
 
 const ALL_ROLES = JSON.stringify(['user', 'assistant', 'tool']);
@@ -102,7 +103,8 @@ export class SqliteStore implements MemoryStore {
       const appendPath = createAppendPath({ db, statements, clock: this.clock });
       const dimensions = options.embeddingDimensions;
       const vectors = this.vectorCache(db, dimensions);
-      this.connection = { db, statements, appendPath, dimensions, vectors };
+      const fullText = new FullTextSearch(db);
+      this.connection = { db, statements, appendPath, dimensions, vectors, fullText };
       this.idempotency = openIdempotencyTable(db);
     } catch (error) {
       db?.close();
@@ -314,9 +316,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]> {
-    const query = toFtsQuery(text);
-    if (query === null || options.k <= 0) return [];
-    return this.open.statements.fullText.all({ ...scopeParams(scope), query, k: options.k });
+    return this.open.fullText.search(scope, text, options.k);
   }
 
   async addSynapses(scope: Scope, synapses: Synapse[]): Promise<void> {
