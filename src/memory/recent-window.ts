@@ -1,8 +1,10 @@
 import type { MemoryStore } from '../store/memory-store';
 import type { Scope, StoredMessage } from '../store/types';
 
-/** Turns fetched per store call while walking a branch back. */
-const PAGE_SIZE = 256;
+/** Most turns fetched per store call while walking a branch back. */
+const MAX_PAGE = 256;
+/** Fewest turns fetched per store call (a short page costs a round trip more than its rows). */
+const MIN_PAGE = 16;
 
 /** The recent turns of a branch chosen for a request. */
 export interface RecentWindow {
@@ -34,8 +36,9 @@ export async function selectRecentWindow(
   let tokens = 0;
   let cursor: string | null = leaf.id;
   let reachedStart = false;
+  let pageSize = pageFor(total - start, leaf);
   while (cursor !== null && !reachedStart) {
-    const page = await store.getBranch(scope, cursor, { limit: PAGE_SIZE });
+    const page = await store.getBranch(scope, cursor, { limit: pageSize });
     if (page.length === 0) break;
     for (const turn of page) {
       const offset = turn.branchTokens - turn.tokenCount;
@@ -48,11 +51,22 @@ export async function selectRecentWindow(
       tokens += turn.tokenCount;
     }
     const oldest = page.at(-1)!;
-    cursor = page.length < PAGE_SIZE ? null : oldest.parentId;
+    cursor = page.length < pageSize ? null : oldest.parentId;
+    pageSize = MAX_PAGE;
   }
   const turns = dropOrphanToolResults(newestFirst.reverse(), leaf.id);
   const kept = turns.reduce((sum, turn) => sum + turn.tokenCount, 0);
   return { turns, tokens: kept, branchTokens: total, evicted: start > 0 || tokens !== kept };
+}
+
+/**
+ * How many turns to fetch to cover `tokens` of a branch, from the instance's mean turn size (a
+ * guess with room to spare; a short guess costs one more page, a long one rows read for nothing).
+ */
+export function pageFor(tokens: number, reference: StoredMessage): number {
+  const meanTurn = reference.branchTokens / Math.max(1, reference.seq);
+  const turns = Math.ceil((1.5 * tokens) / Math.max(1, meanTurn)) + 4;
+  return Math.min(MAX_PAGE, Math.max(MIN_PAGE, turns));
 }
 
 /** The branch offset where the window starts: a multiple of half the window. */

@@ -1,6 +1,7 @@
 import type { MemoryStore } from '../store/memory-store';
 import type { BranchSummary, Scope, StoredMessage } from '../store/types';
 import { countTokens } from '../tokens/count-tokens';
+import { pageFor } from './recent-window';
 
 /** Blocks folded at most when no earlier summary is stored (older turns stay searchable). */
 const MAX_BLOCKS_TO_FOLD = 12;
@@ -46,7 +47,7 @@ export async function runningSummary(input: RunningSummaryInput): Promise<Branch
   let start = boundary.branchTokens - boundary.tokenCount;
   while (cursorId !== null && blocks.length < MAX_BLOCKS_TO_FOLD) {
     const blockFrom = Math.max(0, start - block);
-    const turns: StoredMessage[] = await turnsFrom(store, scope, cursorId, blockFrom);
+    const turns: StoredMessage[] = await turnsFrom(store, scope, cursorId, blockFrom, pageFor(start - blockFrom, boundary));
     if (turns.length === 0) break;
     blocks.push(turns);
     const oldest = turns[0]!;
@@ -69,17 +70,22 @@ export async function runningSummary(input: RunningSummaryInput): Promise<Branch
   return summary;
 }
 
-/** Turns from `fromId` back to the first one starting at or after branch offset `from`, oldest first. */
-async function turnsFrom(store: MemoryStore, scope: Scope, fromId: string, from: number): Promise<StoredMessage[]> {
+/**
+ * Turns from `fromId` back to the first one starting at or after branch offset `from`, oldest
+ * first; the first page fetches `firstPage` turns, the likely size of the block.
+ */
+async function turnsFrom(store: MemoryStore, scope: Scope, fromId: string, from: number, firstPage: number): Promise<StoredMessage[]> {
   const newestFirst: StoredMessage[] = [];
   let cursor: string | null = fromId;
+  let limit = firstPage;
   while (cursor !== null) {
-    const page = await store.getBranch(scope, cursor, { limit: PAGE });
+    const page = await store.getBranch(scope, cursor, { limit });
     for (const turn of page) {
       if (turn.branchTokens - turn.tokenCount < from && newestFirst.length > 0) return newestFirst.reverse();
       newestFirst.push(turn);
     }
-    cursor = page.length < PAGE ? null : (page.at(-1)?.parentId ?? null);
+    cursor = page.length < limit ? null : (page.at(-1)?.parentId ?? null);
+    limit = PAGE;
   }
   return newestFirst.reverse();
 }

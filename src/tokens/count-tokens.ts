@@ -35,10 +35,22 @@ export function countMessagesTokens(messages: readonly Record<string, unknown>[]
   return total;
 }
 
+/** Tools arrays counted lately, by their JSON: a client sends the same tools with every request. */
+const toolsTokens = new Map<string, number>();
+const TOOLS_CACHE_SIZE = 64;
+
 /** Counts the tokens a tools array costs (its JSON, a safe upper bound on what providers bill). */
 export function countToolsTokens(tools: unknown): number {
   if (!Array.isArray(tools) || tools.length === 0) return 0;
-  return countTokens(JSON.stringify(tools));
+  const json = JSON.stringify(tools);
+  let tokens = toolsTokens.get(json);
+  if (tokens === undefined) {
+    // The memory tools alone are ~9 KB of JSON: counting them costs more than the rest of a request.
+    if (toolsTokens.size >= TOOLS_CACHE_SIZE) toolsTokens.clear();
+    tokens = countTokens(json);
+    toolsTokens.set(json, tokens);
+  }
+  return tokens;
 }
 
 function countPartTokens(part: unknown): number {
