@@ -101,6 +101,28 @@ export class StoreUnavailableError extends ProxyError {
   }
 }
 
+/** 409: the request conflicts with what is stored (a fork into an instance that has turns). */
+export class ConflictError extends ProxyError {
+  constructor(message: string, options: { param?: string | null; code?: string } = {}) {
+    super(message, {
+      status: 409,
+      type: 'invalid_request_error',
+      code: options.code ?? 'conflict',
+      param: options.param ?? null,
+    });
+  }
+}
+
+/** 400: a record of an import cannot be stored; `recordIndex` is its position in the batch given. */
+export class RecordImportError extends InvalidRequestError {
+  constructor(
+    readonly recordIndex: number,
+    message: string,
+  ) {
+    super(message, { code: 'invalid_import_record' });
+  }
+}
+
 function extractUpstreamMessage(body: string): string | null {
   try {
     const parsed = JSON.parse(body) as { error?: { message?: unknown } | string };

@@ -14,6 +14,18 @@ import type {
   Synapse,
   TurnRole,
 } from './types';
+import type { GraphRecord } from './graph-record';
+import type {
+  AsOfOptions,
+  ExportFilter,
+  ForkInput,
+  ImportResult,
+  InstanceSummary,
+  MessageEdit,
+  PartitionSummary,
+  PurgeResult,
+  StoreStats,
+} from './management-types';
 
 /** Options for listing the turns of an instance in sequence order. */
 export interface ListMessagesOptions {
@@ -158,4 +170,52 @@ export interface MemoryStore {
   /** A store-wide setting (e.g. the embedding model and dimensions the vectors were made with). */
   getMeta(key: string): Promise<string | null>;
   setMeta(key: string, value: string): Promise<void>;
+
+  // Owning memory: listing, edits and versions, deletes, forks, export and import.
+
+  /** Instances of one partition (of every partition when absent) with their figures, by name. */
+  listInstances(partition?: string): Promise<InstanceSummary[]>;
+  /** Partitions with the figures of their instances added up, by name. */
+  listPartitions(): Promise<PartitionSummary[]>;
+  /** Store-wide figures; `since` (ms) bounds the active-instance and recent-turn counts. */
+  stats(options: { since: number }): Promise<StoreStats>;
+  /**
+   * Replaces a turn's text: the previous text and when it was replaced go to edit_history and
+   * edited becomes true. The turn's embedding, chunks and synapses are removed for the caller to
+   * rebuild (embedAndLink; the startup sweep catches what it misses), branch token totals below
+   * it follow, and the instance's running summaries are dropped. Refuses a chunk.
+   */
+  editMessage(scope: Scope, id: string, edit: MessageEdit): Promise<StoredMessage>;
+  /**
+   * Soft-deletes (true) or restores (false) a turn with its chunks; drops the instance's
+   * summaries. Refuses a chunk.
+   */
+  setMessageDeleted(scope: Scope, id: string, deleted: boolean): Promise<StoredMessage>;
+  /**
+   * Soft-deletes or restores a whole instance (turns deleted on their own stay deleted); returns
+   * the turns and chunks changed.
+   */
+  setInstanceDeleted(scope: Scope, deleted: boolean): Promise<number>;
+  /**
+   * Deletes a turn for good with its chunks, tool calls, relationships and search-index entries;
+   * its children reply to its parent from then on. Refuses a chunk.
+   */
+  purgeMessage(scope: Scope, id: string): Promise<PurgeResult>;
+  /** Deletes every node and relationship of an instance for good. */
+  purgeInstance(scope: Scope): Promise<PurgeResult>;
+  /**
+   * Copies the live branch from the root to `messageId` into a new, empty instance of the same
+   * partition: new ids, the same contents and embeddings, relationships rebuilt, seq 1..n.
+   */
+  forkInstance(scope: Scope, input: ForkInput): Promise<StoredMessage[]>;
+  /** Live turns with seq <= options.seq, in seq order, with the text they had when `seq` was stored. */
+  messagesAsOf(scope: Scope, options: AsOfOptions): Promise<StoredMessage[]>;
+  /** Every node and relationship of the filtered scopes; a scope's nodes come before its relationships. */
+  exportRecords(filter: ExportFilter): AsyncIterable<GraphRecord>;
+  /**
+   * Stores export records in one transaction, keeping their ids; records already stored (same id
+   * or key) are left as they are, so importing twice changes nothing. A record that cannot be
+   * stored throws RecordImportError with its index and nothing of the batch is stored.
+   */
+  importRecords(records: GraphRecord[]): Promise<ImportResult>;
 }

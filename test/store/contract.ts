@@ -2,10 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryStore } from '../../src/store/memory-store';
 import { TEST_DIMENSIONS, type StoreFactory } from '../support/stores';
 import { describeAppendContract } from './contract-append';
+import { describeExportContract } from './contract-export';
 import { append, freshScope, turn } from './contract-fixtures';
 import { describeGraphContract } from './contract-graph';
 import { describeIdempotencyContract } from './contract-idempotency';
 import { describeIsolationContract } from './contract-isolation';
+import { describeManageContract } from './contract-manage';
 import { describeReadContract } from './contract-read';
 import { describeRecordContract } from './contract-records';
 import { describeSearchContract } from './contract-search';
@@ -58,5 +60,7 @@ export function runStoreContract(factory: StoreFactory): void {
     describeGraphContract(getStore);
     describeIsolationContract(getStore);
     describeIdempotencyContract(getStore);
+    describeManageContract(getStore);
+    describeExportContract(getStore);
   });
 }

@@ -49,6 +49,28 @@ import { ensureSchema, type VectorStrategy } from './schema';
 import type { ScopedRunner } from './scope-params';
 import { addToolCalls, getToolCall, getToolCallsByMessage } from './tool-call-queries';
 import { EXACT_SCAN_LIMIT, vectorSearch } from './vector-search';
+import { exportGraph } from '../export-graph';
+import { forkBranch } from '../fork-branch';
+import type { GraphRecord } from '../graph-record';
+import type {
+  AsOfOptions,
+  ExportFilter,
+  ForkInput,
+  ImportResult,
+  InstanceSummary,
+  MessageEdit,
+  PartitionSummary,
+  PurgeResult,
+  StoreStats,
+} from '../management-types';
+import { messagesAsOf } from '../messages-as-of';
+import { summarizePartitions } from '../summarize-partitions';
+import { editMessage, setInstanceDeleted, setMessageDeleted } from './edit-message';
+import { neo4jGraphReader } from './graph-reader';
+import { importRecords } from './import-records';
+import { listInstances, storeStats } from './list-instances';
+import { makeSnippet } from './map-record';
+import { purgeInstance, purgeMessage } from './purge-records';
 
 /** Options of the Neo4j store: the connection settings, and a clock tests can pin. */
 export type Neo4jStoreOptions = Neo4jConfig & {
@@ -234,7 +256,7 @@ export class Neo4jStore implements MemoryStore {
     this.checkDimensions(vector);
     // A zero vector has no direction: nothing is similar to it.
     if (options.k <= 0 || vector.every((value) => value === 0)) return [];
-    return vectorSearch({
+    const input = {
       runner: this.runner,
       scope,
       vector,
@@ -243,7 +265,19 @@ export class Neo4jStore implements MemoryStore {
       strategy: this.strategy,
       dimensions: this.dimensions,
       exactScanLimit: this.exactScanLimit,
-    });
+    };
+    try {
+      return await vectorSearch(input);
+    } catch (error) {
+      // Neo4j 2026.08: once vectors of a scope left the index (a purge, an edit, new chunks), a
+      // filtered search asking for more hits than the scope has live fails with ExecutionFailed
+      // "Index ... out of bounds"; the scoped strategy reads the same hits another way.
+      const code = (error as { code?: unknown }).code;
+      if (input.strategy !== 'filtered' || code !== 'Neo.DatabaseError.Statement.ExecutionFailed') {
+        throw error;
+      }
+      return vectorSearch({ ...input, strategy: 'scoped' });
+    }
   }
 
   async fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]> {
@@ -292,6 +326,54 @@ export class Neo4jStore implements MemoryStore {
 
   async setMeta(key: string, value: string): Promise<void> {
     await setMeta(this.runner, { key, value });
+  }
+
+  async listInstances(partition?: string): Promise<InstanceSummary[]> {
+    return listInstances(this.runner, partition);
+  }
+
+  async listPartitions(): Promise<PartitionSummary[]> {
+    return summarizePartitions(await this.listInstances());
+  }
+
+  async stats(options: { since: number }): Promise<StoreStats> {
+    return storeStats(this.runner, options.since);
+  }
+
+  async editMessage(scope: Scope, id: string, edit: MessageEdit): Promise<StoredMessage> {
+    return editMessage(this.at(scope), { id, edit, now: this.clock() });
+  }
+
+  async setMessageDeleted(scope: Scope, id: string, deleted: boolean): Promise<StoredMessage> {
+    return setMessageDeleted(this.at(scope), { id, deleted });
+  }
+
+  async setInstanceDeleted(scope: Scope, deleted: boolean): Promise<number> {
+    return setInstanceDeleted(this.at(scope), { deleted, now: this.clock() });
+  }
+
+  async purgeMessage(scope: Scope, id: string): Promise<PurgeResult> {
+    return purgeMessage(this.at(scope), id);
+  }
+
+  async purgeInstance(scope: Scope): Promise<PurgeResult> {
+    return purgeInstance(this.at(scope));
+  }
+
+  async forkInstance(scope: Scope, input: ForkInput): Promise<StoredMessage[]> {
+    return forkBranch(this, scope, input);
+  }
+
+  async messagesAsOf(scope: Scope, options: AsOfOptions): Promise<StoredMessage[]> {
+    return messagesAsOf(this, scope, { ...options, makeSnippet });
+  }
+
+  exportRecords(filter: ExportFilter): AsyncIterable<GraphRecord> {
+    return exportGraph(neo4jGraphReader(this.runner), filter);
+  }
+
+  async importRecords(records: GraphRecord[]): Promise<ImportResult> {
+    return importRecords({ runner: this.runner, records, dimensions: this.dimensions });
   }
 
   private at(scope: Scope): ScopedRunner {

@@ -70,7 +70,8 @@ export function toStoredMessage(row: MessageRow): StoredMessage {
     traceId: row.trace_id,
     metadata: JSON.parse(row.metadata) as Record<string, unknown>,
     edited: row.edited === 1,
-    deleted: row.deleted === 1,
+    // 1: deleted on its own; 2: deleted with its instance (restored with it).
+    deleted: row.deleted !== 0,
     editHistory: JSON.parse(row.edit_history) as StoredMessage['editHistory'],
     isChunk: row.is_chunk === 1,
     chunkIndex: row.chunk_index,

@@ -37,6 +37,34 @@ import { prepareStatements, type Statements } from './statements';
 import { storeToolCalls } from './store-tool-calls';
 import { openIdempotencyTable, type IdempotencyTable } from './idempotency-table';
 import { decodeVector, encodeVector } from './vector-codec';
+import { exportGraph } from '../export-graph';
+import { forkBranch } from '../fork-branch';
+import type { GraphRecord } from '../graph-record';
+import type {
+  AsOfOptions,
+  ExportFilter,
+  ForkInput,
+  ImportResult,
+  InstanceSummary,
+  MessageEdit,
+  PartitionSummary,
+  PurgeResult,
+  StoreStats,
+} from '../management-types';
+import { messagesAsOf } from '../messages-as-of';
+import { summarizePartitions } from '../summarize-partitions';
+import { adminStatements } from './admin-statements';
+import {
+  editMessage,
+  setInstanceDeleted,
+  setMessageDeleted,
+  type SqliteAdminContext,
+} from './edit-message';
+import { sqliteGraphReader } from './graph-reader';
+import { importRecords } from './import-records';
+import { listInstances, storeStats } from './list-instances';
+import { makeSnippet } from './make-snippet';
+import { purgeInstance, purgeMessage } from './purge-records';
 
 /** How long a writer waits for another process's write lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -390,6 +418,63 @@ export class SqliteStore implements MemoryStore {
 
   async setMeta(key: string, value: string): Promise<void> {
     this.open.statements.putMeta.run(key, value);
+  }
+
+  async listInstances(partition?: string): Promise<InstanceSummary[]> {
+    return listInstances(this.admin.admin, partition);
+  }
+
+  async listPartitions(): Promise<PartitionSummary[]> {
+    return summarizePartitions(await this.listInstances());
+  }
+
+  async stats(options: { since: number }): Promise<StoreStats> {
+    const { db, admin } = this.admin;
+    return storeStats({ db, admin, since: options.since });
+  }
+
+  async editMessage(scope: Scope, id: string, edit: MessageEdit): Promise<StoredMessage> {
+    return editMessage(this.admin, { scope, id, edit });
+  }
+
+  async setMessageDeleted(scope: Scope, id: string, deleted: boolean): Promise<StoredMessage> {
+    return setMessageDeleted(this.admin, { scope, id, deleted });
+  }
+
+  async setInstanceDeleted(scope: Scope, deleted: boolean): Promise<number> {
+    return setInstanceDeleted(this.admin, { scope, deleted });
+  }
+
+  async purgeMessage(scope: Scope, id: string): Promise<PurgeResult> {
+    return purgeMessage(this.admin, { scope, id });
+  }
+
+  async purgeInstance(scope: Scope): Promise<PurgeResult> {
+    return purgeInstance(this.admin, scope);
+  }
+
+  async forkInstance(scope: Scope, input: ForkInput): Promise<StoredMessage[]> {
+    return forkBranch(this, scope, input);
+  }
+
+  async messagesAsOf(scope: Scope, options: AsOfOptions): Promise<StoredMessage[]> {
+    return messagesAsOf(this, scope, { ...options, makeSnippet });
+  }
+
+  exportRecords(filter: ExportFilter): AsyncIterable<GraphRecord> {
+    const { statements, admin } = this.admin;
+    return exportGraph(sqliteGraphReader(statements, admin), filter);
+  }
+
+  async importRecords(records: GraphRecord[]): Promise<ImportResult> {
+    const { db, statements, dimensions } = this.open;
+    return importRecords({ db, statements, dimensions, records });
+  }
+
+  /** The management statements of the open connection (prepared on first use). */
+  private get admin(): SqliteAdminContext {
+    const { db, statements } = this.open;
+    return { db, statements, admin: adminStatements(db), clock: this.clock };
   }
 
   private get idempotencyTable(): IdempotencyTable {

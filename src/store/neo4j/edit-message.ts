@@ -1,0 +1,177 @@
+import { int } from 'neo4j-driver';
+import { InvalidRequestError, NotFoundError } from '../../errors';
+import type { MessageEdit } from '../management-types';
+import type { Scope, StoredMessage } from '../types';
+import { makeSnippet, projectMessage, toNumber, toStoredMessage } from './map-record';
+import type { TransactionRunner } from './neo4j-runner';
+import { lockInstance, scopeParams, type ScopedRunner } from './scope-params';
+
+const THE_TURN = 'MATCH (m:Message {id: $id, partition: $partition, instance: $instance})';
+
+const SHIFT_DESCENDANTS = `
+${THE_TURN}<-[:REPLIES_TO*1..]-(below:Message)
+SET below.branch_tokens = below.branch_tokens + $delta`;
+
+const DELETE_CHUNKS = `
+MATCH (chunk:Message {chunk_parent_id: $id})
+WHERE chunk.partition = $partition AND chunk.instance = $instance AND chunk.is_chunk = true
+WITH collect(chunk) AS chunks
+FOREACH (chunk IN chunks | DETACH DELETE chunk)
+RETURN size(chunks) AS count`;
+
+const DELETE_SUMMARIES = 'MATCH (s:Summary {partition: $partition, instance: $instance}) DELETE s';
+
+/**
+ * Replaces a turn's text in one transaction under the instance lock (see MemoryStore.editMessage):
+ * history, flags, hash and tokens, the branch totals below it; its embedding (and with it the
+ * vector-index entry), chunks and synapses go, and it is marked for embedding again.
+ */
+export async function editMessage(
+  scoped: ScopedRunner,
+  options: { id: string; edit: MessageEdit; now: number },
+): Promise<StoredMessage> {
+  const { runner, scope } = scoped;
+  const { id, edit } = options;
+  const params = { ...scopeParams(scope), id };
+  return runner.writeTransaction(async (transaction) => {
+    await lockInstance(transaction, scope);
+    const turn = await requireTurn(transaction, { scope, id, action: 'edit' });
+    const history = [...turn.editHistory, { content: turn.content, timestamp: options.now }];
+    const rows = await transaction.run(
+      `${THE_TURN}
+       SET m.content = $content, m.raw = $raw, m.content_hash = $contentHash,
+           m.token_count = $tokenCount, m.branch_tokens = m.branch_tokens + $delta,
+           m.snippet = $snippet, m.edited = true, m.edit_history = $history,
+           m.embedding = null, m.needs_embedding = $content <> ''
+       RETURN ${projectMessage('m')} AS message`,
+      {
+        ...params,
+        content: edit.content,
+        raw: JSON.stringify(edit.raw),
+        contentHash: edit.contentHash,
+        tokenCount: int(edit.tokenCount),
+        delta: int(edit.tokenCount - turn.tokenCount),
+        snippet: makeSnippet(edit.content),
+        history: JSON.stringify(history),
+      },
+    );
+    await shiftDescendants(transaction, { scope, id, delta: edit.tokenCount - turn.tokenCount });
+    await deleteChunks(transaction, { scope, id });
+    await transaction.run(`${THE_TURN}-[link:SYNAPSE]-(:Message) DELETE link`, params);
+    await deleteSummaries(transaction, scope);
+    return toStoredMessage(rows[0]?.['message']);
+  });
+}
+
+/** Soft-deletes or restores a turn and its chunks, dropping the instance's summaries. */
+export async function setMessageDeleted(
+  scoped: ScopedRunner,
+  options: { id: string; deleted: boolean },
+): Promise<StoredMessage> {
+  const { runner, scope } = scoped;
+  const params = { ...scopeParams(scope), id: options.id, deleted: options.deleted };
+  return runner.writeTransaction(async (transaction) => {
+    await lockInstance(transaction, scope);
+    await requireTurn(transaction, {
+      scope,
+      id: options.id,
+      action: options.deleted ? 'delete' : 'restore',
+    });
+    const rows = await transaction.run(
+      `${THE_TURN} SET m.deleted = $deleted REMOVE m.deleted_with_instance
+       RETURN ${projectMessage('m')} AS message`,
+      params,
+    );
+    await transaction.run(
+      `MATCH (chunk:Message {chunk_parent_id: $id})
+       WHERE chunk.partition = $partition AND chunk.instance = $instance AND chunk.is_chunk = true
+       SET chunk.deleted = $deleted REMOVE chunk.deleted_with_instance`,
+      params,
+    );
+    await deleteSummaries(transaction, scope);
+    return toStoredMessage(rows[0]?.['message']);
+  });
+}
+
+/**
+ * Soft-deletes every live turn and chunk of an instance, marked `deleted_with_instance` so a
+ * restore brings back exactly those; returns how many changed.
+ */
+export async function setInstanceDeleted(
+  scoped: ScopedRunner,
+  options: { deleted: boolean; now: number },
+): Promise<number> {
+  const { runner, scope } = scoped;
+  const params = scopeParams(scope);
+  return runner.writeTransaction(async (transaction) => {
+    const found = await transaction.run(
+      `MATCH (i:Instance {partition: $partition, instance: $instance})
+       SET i.deleted_at = $deletedAt RETURN i.last_seq AS lastSeq`,
+      { ...params, deletedAt: options.deleted ? int(options.now) : null },
+    );
+    if (!found[0])
+      throw new NotFoundError(
+        `instance ${scope.instance} does not exist in partition ${scope.partition}`,
+        'instance',
+      );
+    const rows = await transaction.run(
+      options.deleted
+        ? `MATCH (m:Message {partition: $partition, instance: $instance}) WHERE m.seq >= 0 AND m.deleted = false
+           SET m.deleted = true, m.deleted_with_instance = true RETURN count(m) AS count`
+        : `MATCH (m:Message {partition: $partition, instance: $instance}) WHERE m.seq >= 0 AND m.deleted_with_instance = true
+           SET m.deleted = false REMOVE m.deleted_with_instance RETURN count(m) AS count`,
+      params,
+    );
+    await deleteSummaries(transaction, scope);
+    return toNumber(rows[0]?.['count']) ?? 0;
+  });
+}
+
+/** Deletes the chunks of a turn (with their relationships and index entries); returns how many. */
+export async function deleteChunks(
+  transaction: TransactionRunner,
+  turn: { scope: Scope; id: string },
+): Promise<number> {
+  const rows = await transaction.run(DELETE_CHUNKS, { ...scopeParams(turn.scope), id: turn.id });
+  return toNumber(rows[0]?.['count']) ?? 0;
+}
+
+/** Moves the branch totals of every turn below `id` by `delta` tokens. */
+export async function shiftDescendants(
+  transaction: TransactionRunner,
+  options: { scope: Scope; id: string; delta: number },
+): Promise<void> {
+  if (options.delta === 0) return;
+  await transaction.run(SHIFT_DESCENDANTS, {
+    ...scopeParams(options.scope),
+    id: options.id,
+    delta: int(options.delta),
+  });
+}
+
+/** Drops the running summaries of an instance (they quote turns that changed). */
+export async function deleteSummaries(transaction: TransactionRunner, scope: Scope): Promise<void> {
+  await transaction.run(DELETE_SUMMARIES, scopeParams(scope));
+}
+
+/** The turn `id` of the scope; a chunk is refused with a pointer to its turn. */
+export async function requireTurn(
+  transaction: TransactionRunner,
+  options: { scope: Scope; id: string; action: string },
+): Promise<StoredMessage> {
+  const rows = await transaction.run(`${THE_TURN} RETURN ${projectMessage('m')} AS message`, {
+    ...scopeParams(options.scope),
+    id: options.id,
+  });
+  if (!rows[0])
+    throw new NotFoundError(`message ${options.id} does not exist in this instance`, 'id');
+  const message = toStoredMessage(rows[0]['message']);
+  if (message.isChunk) {
+    const turn = message.chunkParentId;
+    throw new InvalidRequestError(
+      `message ${message.id} is chunk ${message.chunkIndex} of turn ${turn}; ${options.action} the turn ${turn} instead (its chunks follow it)`,
+      { param: 'id', code: 'chunk_not_allowed' },
+    );
+  }
+  return message;
+}
