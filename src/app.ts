@@ -3,6 +3,7 @@ import { ulid } from 'ulid';
 import type { Config } from './config/load-config';
 import { NotFoundError, ProxyError, RateLimitError, StoreUnavailableError, UpstreamHttpError } from './errors';
 import type { AppEnv } from './http/app-env';
+import { registerApiRoutes } from './http/api/register-api-routes';
 import { registerChatRoutes } from './http/chat-route';
 import { registerHealthRoutes } from './http/health-routes';
 import { registerModelsRoutes } from './http/models-route';
@@ -65,6 +66,17 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     enrich: createMemoryContext({ store: deps.store, embedder: deps.embedder, config: deps.config }),
   });
   registerModelsRoutes(app, upstream);
+  registerApiRoutes(app, {
+    config: deps.config,
+    store: deps.store,
+    embedder: deps.embedder,
+    editor: {
+      store: deps.store,
+      afterWrite: (scope, turns) => deps.background.push('embed-and-link', () => embedAndLink(writer, scope, turns)),
+    },
+    now: deps.now ?? Date.now,
+    backgroundPending: () => deps.background.pending,
+  });
 
   app.notFound((c) => {
     const error = new NotFoundError(`Unknown route: ${c.req.method} ${c.req.path}`);
