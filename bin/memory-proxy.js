@@ -1,12 +1,9 @@
 #!/usr/bin/env node
-// Entry point for `npx memory-proxy`: runs the TypeScript sources through tsx, no build step.
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+// Entry point for `npx memory-proxy [command]`: runs the CLI (src/cli/main.ts) in this very
+// process, with tsx registered as the TypeScript loader, so there is no build step and no child
+// process: a supervisor's SIGTERM reaches the proxy itself and shuts it down gracefully.
+// `start`, or no command, starts the proxy as `npm start` does.
+import { register } from 'tsx/esm/api';
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const require = createRequire(import.meta.url);
-const tsx = require.resolve('tsx/cli');
-const child = spawn(process.execPath, [tsx, path.join(root, 'src', 'main.ts'), ...process.argv.slice(2)], { stdio: 'inherit' });
-child.on('exit', (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 0)));
+register();
+await import('../src/cli/main.ts');
