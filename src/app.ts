@@ -2,18 +2,24 @@ import { Hono } from 'hono';
 import { ulid } from 'ulid';
 import type { Config } from './config/load-config';
 import { NotFoundError, ProxyError, RateLimitError, StoreUnavailableError, UpstreamHttpError } from './errors';
+import { accessControl } from './http/access-control';
 import type { AppEnv } from './http/app-env';
 import { registerApiRoutes } from './http/api/register-api-routes';
 import { registerChatRoutes } from './http/chat-route';
 import { registerHealthRoutes } from './http/health-routes';
 import { registerModelsRoutes } from './http/models-route';
+import { observeRequests, registerMetricsRoute } from './http/observe-requests';
+import { RateLimiter } from './http/rate-limiter';
+import { createProxyMetrics } from './metrics/proxy-metrics';
 import type { Embedder } from './embeddings/embedder';
 import type { Logger } from './logger';
 import type { BackgroundQueue } from './memory/background-queue';
-import { embedAndLink, type MemoryWriter } from './memory/embed-and-link';
+import { embedAndLink, sweepMissingEmbeddings, type MemoryWriter } from './memory/embed-and-link';
 import { createMemoryContext } from './memory/memory-context';
 import { UpstreamClient } from './proxy/upstream-client';
+import { guardStore } from './store/guarded-store';
 import type { MemoryStore } from './store/memory-store';
+import type { Scope, StoredMessage } from './store/types';
 
 /** Everything the app is built from, so tests build the real app with a real store and a fake upstream. */
 export interface AppDeps {
@@ -28,6 +34,9 @@ export interface AppDeps {
   /** The clock (milliseconds); tests may fix it. */
   now?: () => number;
 }
+
+/** Background jobs queued before new turns are left to a sweep instead (bounds memory under overload). */
+const MAX_QUEUED_JOBS = 1_000;
 
 /** A request id the client sent is kept when it is short and plain; else one is made. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -52,29 +61,68 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     c.res.headers.set('x-request-id', requestId);
   });
 
-  registerHealthRoutes(app, deps.store);
-  const writer = memoryWriter(deps);
-  registerChatRoutes(app, {
-    config: deps.config,
-    store: deps.store,
-    embedder: deps.embedder,
-    upstream,
-    logger: deps.logger,
-    now: deps.now ?? Date.now,
-    toollessModels: new Set<string>(),
-    afterAnswer: (scope, turns) => deps.background.push('embed-and-link', () => embedAndLink(writer, scope, turns)),
-    enrich: createMemoryContext({ store: deps.store, embedder: deps.embedder, config: deps.config }),
+  const now = deps.now ?? Date.now;
+  // Every route reaches the store through the guard: timed for /metrics, and a store that went
+  // away fails fast (503, or memoryless answers with STORE_FAILURE_MODE=open) until it is back.
+  const guard = guardStore(deps.store, {
+    observe: (method, outcome, seconds) => metrics.storeDuration.observe({ method, outcome }, seconds),
+    onChange: (state) =>
+      state.up ? deps.logger.info('memory store is back') : deps.logger.error('memory store is unavailable', { reason: state.reason }),
   });
+  const metrics = createProxyMetrics({ backgroundPending: () => deps.background.pending, storeUp: () => (guard.state().up ? 1 : 0) });
+  const store = guard.store;
+  app.use('*', observeRequests({ metrics, logger: deps.logger }));
+  app.use(
+    '*',
+    accessControl({
+      keys: deps.config.apiKeys,
+      rateLimiter: deps.config.rateLimitPerMinute > 0 ? new RateLimiter(deps.config.rateLimitPerMinute, now) : null,
+      onRateLimited: () => metrics.rateLimited.inc(),
+    }),
+  );
+
+  registerHealthRoutes(app, store);
+  registerMetricsRoute(app, metrics);
+  const writer = memoryWriter({ ...deps, store });
+  // Under sustained load faster than embedding, the queue would grow without bound (the soak
+  // bench showed it); past the limit new turns wait for one sweep queued behind the backlog.
+  let sweepQueued = false;
+  const remember = (scope: Scope, turns: StoredMessage[]) => {
+    if (deps.background.pending < MAX_QUEUED_JOBS) {
+      deps.background.push('embed-and-link', () => embedAndLink(writer, scope, turns));
+    } else if (!sweepQueued) {
+      sweepQueued = true;
+      deps.background.push('overflow-sweep', async () => {
+        sweepQueued = false;
+        await sweepMissingEmbeddings(writer);
+      });
+    }
+  };
+  registerChatRoutes(
+    app,
+    {
+      config: deps.config,
+      store,
+      embedder: deps.embedder,
+      upstream,
+      logger: deps.logger,
+      now,
+      toollessModels: new Set<string>(),
+      afterAnswer: (scope, turns) => remember(scope, turns),
+      enrich: createMemoryContext({ store, embedder: deps.embedder, config: deps.config }),
+      metrics,
+    },
+  );
   registerModelsRoutes(app, upstream);
   registerApiRoutes(app, {
     config: deps.config,
-    store: deps.store,
+    store,
     embedder: deps.embedder,
     editor: {
-      store: deps.store,
+      store,
       afterWrite: (scope, turns) => deps.background.push('embed-and-link', () => embedAndLink(writer, scope, turns)),
     },
-    now: deps.now ?? Date.now,
+    now,
     backgroundPending: () => deps.background.pending,
   });
 
@@ -93,7 +141,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     if (error instanceof RateLimitError) headers['retry-after'] = String(error.retryAfterSeconds);
     const proxyError = error instanceof ProxyError ? error : asProxyError(error);
     const level = proxyError.status >= 500 ? 'error' : 'info';
-    deps.logger[level]('request failed', { requestId, status: proxyError.status, code: proxyError.code, error: proxyError.message });
+    // An unmapped error keeps its own name and message in the log (never in the response).
+    const cause = error instanceof ProxyError ? {} : { cause: `${(error as Error).name} ${String((error as { code?: unknown }).code ?? '')}: ${(error as Error).message}` };
+    deps.logger[level]('request failed', { requestId, status: proxyError.status, code: proxyError.code, error: proxyError.message, ...cause });
     return c.json(proxyError.toJSON(), proxyError.status as 400, headers);
   });
 

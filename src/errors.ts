@@ -48,6 +48,13 @@ export class AuthenticationError extends ProxyError {
   }
 }
 
+/** 403: the caller is authenticated but may not touch what it asked for (another partition). */
+export class PermissionDeniedError extends ProxyError {
+  constructor(message: string, options: { param?: string | null; code?: string } = {}) {
+    super(message, { status: 403, type: 'permission_error', code: options.code ?? 'permission_denied', param: options.param ?? null });
+  }
+}
+
 /** 404: no such route or record. */
 export class NotFoundError extends ProxyError {
   constructor(message: string, param: string | null = null) {

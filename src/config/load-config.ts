@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { ConfigError } from './config-error';
+import { loadApiKeys, type ApiKeyTable } from './load-api-keys';
 
 /** A model's entry in the model table. */
 export interface ModelInfo {
@@ -65,18 +67,19 @@ export interface Config {
   memoryPressureMessage: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   models: Record<string, ModelInfo>;
+  /** 'closed': a request fails with 503 while the store is down; 'open': it is answered without memory. */
+  storeFailureMode: 'closed' | 'open';
+  /** Inbound API keys by hash (PROXY_API_KEYS_FILE); null: no key is asked for. */
+  apiKeys: ApiKeyTable | null;
+  /** Requests per minute one partition may make (token bucket); 0: no limit. */
+  rateLimitPerMinute: number;
+  /** Most retrieved turns the memory index is built from. */
+  retrievalLimit: number;
+  /** Seconds an Idempotency-Key's stored answer is replayed. */
+  idempotencyTtlSeconds: number;
 }
 
-/** A configuration value that cannot be used; the message names the variable. */
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 type Env = Record<string, string | undefined>;
 
@@ -92,6 +95,8 @@ const DEFAULT_MODELS_FILE = path.join(
 export function loadConfig(env: Env): Config {
   const read = new EnvReader(env);
   const neo4jUri = read.string('NEO4J_URI', '');
+  const apiKeysFile = read.optional('PROXY_API_KEYS_FILE');
+  const allowUnauthenticated = read.bool('ALLOW_UNAUTHENTICATED', false);
   const upstreamBaseUrl = read.url('UPSTREAM_BASE_URL', 'https://api.openai.com/v1');
   const config: Config = {
     port: read.int('PORT', 3017, 0, 65535),
@@ -136,8 +141,25 @@ export function loadConfig(env: Env): Config {
     memoryPressureMessage: read.optional('MEMORY_PRESSURE_MESSAGE'),
     logLevel: read.oneOf('LOG_LEVEL', ['debug', 'info', 'warn', 'error', 'silent'] as const, 'info'),
     models: loadModelTable(read.string('MODELS_FILE', DEFAULT_MODELS_FILE)),
+    storeFailureMode: read.oneOf('STORE_FAILURE_MODE', ['closed', 'open'] as const, 'closed'),
+    apiKeys: apiKeysFile === null ? null : loadApiKeys(apiKeysFile),
+    rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 0, 0, 1_000_000),
+    retrievalLimit: read.int('MEMORY_RETRIEVAL_LIMIT', 60, 1, 1000),
+    idempotencyTtlSeconds: read.int('IDEMPOTENCY_TTL_SECONDS', 86_400, 1, 30 * 86_400),
   };
+  if (config.apiKeys === null && !isLoopback(config.host) && !allowUnauthenticated) {
+    throw new ConfigError(
+      'ALLOW_UNAUTHENTICATED',
+      `HOST=${config.host} is not a loopback address and PROXY_API_KEYS_FILE is unset, so anyone who reaches the port could read and write every partition; set PROXY_API_KEYS_FILE, or ALLOW_UNAUTHENTICATED=true to accept that`,
+    );
+  }
   return config;
+}
+
+/** Whether a listen address only accepts connections from this machine. */
+function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(?:\.\d{1,3}){3}$/.test(bare);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { InvalidRequestError } from '../errors';
 import { runChat, type ChatDeps } from '../proxy/chat-pipeline';
+import { forwardedAuthorization } from './access-control';
 import type { AppEnv } from './app-env';
 import { readJsonBody } from './read-json-body';
 import { resolveScope } from './scope';
@@ -12,14 +13,19 @@ export function registerChatRoutes(app: Hono<AppEnv>, deps: ChatDeps): void {
   const handler = async (c: Context<AppEnv>) => {
     const scope = resolveScope({ partition: c.req.param('partition'), instance: c.req.param('instance') }, (name) => c.req.header(name));
     const body = validateChatRequest(await readJsonBody(c.req.raw, deps.config.maxBodyBytes), { maxMessages: deps.config.maxMessages });
-    const outcome = await runChat(deps, {
-      scope,
-      body,
-      authorization: c.req.header('authorization') ?? null,
-      requestId: c.get('requestId'),
-      contextWindowOverride: contextWindowHeader(c.req.header('x-memory-context-window')),
-      signal: c.req.raw.signal,
-    });
+    const requestId = c.get('requestId');
+    // Contents are private: they reach the log only when an operator asked for debug output.
+    deps.logger.debug('chat request', { requestId, partition: scope.partition, instance: scope.instance, messages: body.messages });
+    const run = () =>
+      runChat(deps, {
+        scope,
+        body,
+        authorization: forwardedAuthorization(c),
+        requestId,
+        contextWindowOverride: contextWindowHeader(c.req.header('x-memory-context-window')),
+        signal: c.req.raw.signal,
+      });
+    const outcome = await run();
     if (outcome.kind === 'stream') return sseResponse(outcome.frames, outcome.headers);
     return c.json(outcome.body as object, outcome.status as 200, outcome.headers);
   };

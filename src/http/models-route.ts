@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import type { UpstreamClient } from '../proxy/upstream-client';
+import { forwardedAuthorization } from './access-control';
 import type { AppEnv } from './app-env';
 import { resolveScope } from './scope';
 
@@ -9,7 +10,7 @@ export function registerModelsRoutes(app: Hono<AppEnv>, upstream: UpstreamClient
     resolveScope({ partition: c.req.param('partition'), instance: c.req.param('instance') }, (name) => c.req.header(name));
     const model = c.req.param('model');
     const path = model === undefined ? suffix : `${suffix}/${encodeURIComponent(model)}`;
-    const answer = await upstream.get(path, c.req.header('authorization') ?? null, c.req.raw.signal);
+    const answer = await upstream.get(path, forwardedAuthorization(c), c.req.raw.signal);
     return c.body(answer.body, answer.status as 200, { ...answer.headers, 'content-type': 'application/json' });
   };
   app.get('/partition/:partition/instance/:instance/v1/models', handler('/models'));

@@ -43,6 +43,9 @@ export class BackgroundQueue {
     this.running = true;
     try {
       for (let job = this.jobs.shift(); job; job = this.jobs.shift()) {
+        // With the embedded store a job never waits on I/O, so without this the whole queue would
+        // run in one turn of the event loop and hold back every request until it is empty.
+        await new Promise((resolve) => setImmediate(resolve));
         try {
           await job.run();
         } catch (error) {

@@ -13,14 +13,12 @@ import { runningSummary } from './running-summary';
 export const INDEX_SHARE = 0.25;
 /** Share of the budget the running summary may use (spec: at most 15%). */
 export const SUMMARY_SHARE = 0.15;
-/** Hits retrieved for the index before it is cut to its token share. */
-const RETRIEVE_LIMIT = 60;
 
 /** What the memory layer needs. */
 export interface MemoryContextDeps {
   store: MemoryStore;
   embedder: Embedder;
-  config: Pick<Config, 'indexMaxTokens' | 'indexSnippetLength' | 'indexClusteringThreshold' | 'memoryIndex' | 'memorySummary'>;
+  config: Pick<Config, 'indexMaxTokens' | 'indexSnippetLength' | 'indexClusteringThreshold' | 'memoryIndex' | 'memorySummary' | 'retrievalLimit'>;
 }
 
 /**
@@ -54,7 +52,7 @@ export function createMemoryContext(deps: MemoryContextDeps) {
           text: query.content,
           vector: vector ?? null,
           exclude: new Set(window.turns.map((turn) => turn.id)),
-          limit: RETRIEVE_LIMIT,
+          limit: deps.config.retrievalLimit,
         });
         const index = formatMemoryIndex({
           hits,

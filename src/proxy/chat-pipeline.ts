@@ -1,13 +1,15 @@
 import { lookupModel, type Config } from '../config/load-config';
 import type { Embedder } from '../embeddings/embedder';
-import { UpstreamHttpError } from '../errors';
+import { StoreUnavailableError, UpstreamError, UpstreamHttpError } from '../errors';
 import type { Logger } from '../logger';
+import type { ProxyMetrics } from '../metrics/proxy-metrics';
 import { prepareRequest, type PrepareRequestInput, type PreparedRequest } from '../memory/prepare-request';
 import { memoryToolDefinitions } from '../memory/tools/memory-tools';
 import type { MemoryStore } from '../store/memory-store';
 import type { Scope, StoredMessage } from '../store/types';
 import { countToolsTokens } from '../tokens/count-tokens';
 import { runJsonRounds } from './json-rounds';
+import { memorylessRequest } from './memoryless-request';
 import { runStreamRounds } from './stream-rounds';
 import { ToolLoop, roundBody } from './tool-loop';
 import type { UpstreamCall, UpstreamClient } from './upstream-client';
@@ -37,6 +39,8 @@ export interface ChatDeps {
   afterAnswer?: (scope: Scope, stored: StoredMessage[]) => void;
   /** Adds pinned blocks, the running summary and the memory index to the context. */
   enrich?: PrepareRequestInput['enrich'];
+  /** Upstream latency, tool rounds and context tokens go here. */
+  metrics?: ProxyMetrics;
 }
 
 /** One chat completion request, validated. */
@@ -62,6 +66,8 @@ export interface RoundContext {
   prepared: PreparedRequest;
   loop: ToolLoop;
   memoryTools: unknown[];
+  /** 'unavailable': the store was down and the request runs without memory (nothing is stored). */
+  memory: 'ok' | 'unavailable';
   headers: () => Record<string, string>;
   /** Calls upstream for the current round (retrying once without memory tools if upstream refuses them). */
   call: <T>(send: (call: UpstreamCall) => Promise<T>) => Promise<T>;
@@ -72,17 +78,29 @@ export interface RoundContext {
  * runs the model's memory calls against the graph until it answers, and stores the answer.
  */
 export async function runChat(deps: ChatDeps, request: ChatRequest): Promise<ChatOutcome> {
-  const memoryTools = offeredTools(deps, request.body, request.contextWindowOverride);
-  const prepared = await prepareRequest({
-    store: deps.store,
-    config: deps.config,
-    scope: request.scope,
-    body: request.body,
-    requestId: request.requestId,
-    contextWindowOverride: request.contextWindowOverride,
-    extraTools: memoryTools,
-    enrich: deps.enrich,
-  });
+  let memoryTools = offeredTools(deps, request.body, request.contextWindowOverride);
+  let memory: RoundContext['memory'] = 'ok';
+  let prepared: PreparedRequest;
+  try {
+    prepared = await prepareRequest({
+      store: deps.store,
+      config: deps.config,
+      scope: request.scope,
+      body: request.body,
+      requestId: request.requestId,
+      contextWindowOverride: request.contextWindowOverride,
+      extraTools: memoryTools,
+      enrich: deps.enrich,
+    });
+  } catch (error) {
+    // STORE_FAILURE_MODE=open: an answer without memory beats no answer for these users.
+    if (!(error instanceof StoreUnavailableError) || deps.config.storeFailureMode !== 'open') throw error;
+    deps.logger.warn('store unavailable: answering without memory', { requestId: request.requestId, error: error.message });
+    deps.metrics?.memorylessAnswers.inc();
+    memory = 'unavailable';
+    memoryTools = [];
+    prepared = memorylessRequest({ body: request.body, config: deps.config, contextWindowOverride: request.contextWindowOverride });
+  }
   const memoryNames = new Set(memoryTools.map((tool) => tool.function.name));
   const loop = new ToolLoop(deps, request.scope, { messages: prepared.messages, tokens: prepared.contextTokens, budget: prepared.budget }, memoryNames);
   const controller = new AbortController();
@@ -95,7 +113,8 @@ export async function runChat(deps: ChatDeps, request: ChatRequest): Promise<Cha
     prepared,
     loop,
     memoryTools,
-    headers: () => memoryHeaders(prepared, loop.rounds, deps.config.memoryPressureMessage),
+    memory,
+    headers: () => ({ ...memoryHeaders(prepared, loop.rounds, deps.config.memoryPressureMessage), 'x-memory-status': memory }),
     call: async (send) => {
       const call = (offering: boolean): UpstreamCall => ({
         path: '/chat/completions',
@@ -104,19 +123,21 @@ export async function runChat(deps: ChatDeps, request: ChatRequest): Promise<Cha
         signal: controller.signal,
       });
       try {
-        return await send(call(loop.offering));
+        return await timed(deps.metrics, () => send(call(loop.offering)));
       } catch (error) {
         if (!loop.offering || !refusedTools(error)) throw error;
         deps.toollessModels.add(request.body.model);
         deps.logger.warn('upstream refused tools: memory tools are off for this model', { requestId: request.requestId, model: request.body.model });
         loop.stopReason = 'tools_unsupported';
-        return send(call(false));
+        return timed(deps.metrics, () => send(call(false)));
       }
     },
   };
   try {
     const outcome = request.body.stream === true ? await runStreamRounds(context, controller) : await runJsonRounds(context);
     if (outcome.kind === 'json') request.signal.removeEventListener('abort', onClientAbort);
+    deps.metrics?.toolRounds.observe({}, loop.rounds);
+    deps.metrics?.contextTokens.observe({}, prepared.contextTokens);
     return outcome;
   } catch (error) {
     request.signal.removeEventListener('abort', onClientAbort);
@@ -144,6 +165,24 @@ function offeredTools(deps: ChatDeps, body: ChatRequest['body'], contextWindowOv
   const contextWindow = contextWindowOverride ?? model?.contextWindow ?? deps.config.defaultContextWindow;
   if (countToolsTokens(all) <= contextWindow * TOOLS_SHARE) return all;
   return all.filter((tool) => ESSENTIAL_TOOLS.has(tool.function.name));
+}
+
+/** Times one upstream call for /metrics, labelled with its outcome (status or error code). */
+async function timed<T>(metrics: ProxyMetrics | undefined, send: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const observe = (outcome: string) => {
+    const labels = { path: '/chat/completions', outcome };
+    metrics?.upstreamRequests.inc(labels);
+    metrics?.upstreamDuration.observe(labels, (performance.now() - started) / 1000);
+  };
+  try {
+    const result = await send();
+    observe('ok');
+    return result;
+  } catch (error) {
+    observe(error instanceof UpstreamHttpError ? String(error.status) : error instanceof UpstreamError ? (error.code ?? 'error') : 'aborted');
+    throw error;
+  }
 }
 
 /** An upstream 400 that blames the tools (a model or server without tool support). */

@@ -17,6 +17,8 @@ export interface AnswerEnd {
  */
 export async function finishAnswer(context: RoundContext, end: AnswerEnd): Promise<StoredMessage | null> {
   const { deps, request, prepared, loop } = context;
+  // Without memory (the store was down) there is nothing to store the answer under.
+  if (context.memory === 'unavailable') return null;
   let stored: StoredMessage | null = null;
   try {
     stored = await storeAnswer({

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
+import type { Neo4jConfig } from '../../src/config/load-config';
 import type { MemoryStore } from '../../src/store/memory-store';
 import { Neo4jRunner } from '../../src/store/neo4j/neo4j-runner';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
@@ -13,7 +14,11 @@ export async function storeSnapshot(store: MemoryStore, partitions: string[]): P
     try {
       const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '%fts%' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[];
       const counts: Record<string, number> = {};
-      for (const { name } of tables) counts[name] = (db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n;
+      for (const { name } of tables) {
+        const rows = (db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n;
+        // An empty table some code creates on first use is no change of data.
+        if (rows > 0) counts[name] = rows;
+      }
       return counts;
     } finally {
       db.close();
@@ -59,7 +64,7 @@ export async function expectConsistentTree(store: MemoryStore, scope: Scope): Pr
 }
 
 /** Records left half-made after a crash: chunks, tool calls and links whose owner is gone, and unembedded items. */
-export async function orphanCounts(store: MemoryStore, partitions: string[]): Promise<Record<string, number>> {
+export async function orphanCounts(store: MemoryStore, partitions: string[], neo4j: Neo4jConfig | null = neo4jTestConfig()): Promise<Record<string, number>> {
   if (store instanceof SqliteStore) {
     const db = new Database(store.file, { readonly: true, fileMustExist: true });
     try {
@@ -78,7 +83,7 @@ export async function orphanCounts(store: MemoryStore, partitions: string[]): Pr
       db.close();
     }
   }
-  const runner = new Neo4jRunner(neo4jTestConfig()!);
+  const runner = new Neo4jRunner(neo4j!);
   const count = async (cypher: string) => Number((await runner.read(cypher, { partitions }))[0]?.['n'] ?? 0);
   try {
     return {

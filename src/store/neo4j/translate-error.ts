@@ -23,6 +23,10 @@ export function isUnavailableError(error: unknown): boolean {
     // The pool's acquisition timeout carries no code, only this message.
     if (error.message.includes('Connection acquisition timed out')) return true;
     if (error.message.startsWith('Failed to establish connection')) return true;
+    // A server killed mid-request resets the socket; the driver reports that as a ProtocolError
+    // (or a closed connection) carrying one of these messages, not as ServiceUnavailable.
+    if (error.message.startsWith('Failed to connect to server')) return true;
+    if (error.message.startsWith('Connection was closed by server')) return true;
   }
   const code = (error as { code?: unknown } | null)?.code;
   // Socket errors that escape the driver's own wrapping.
