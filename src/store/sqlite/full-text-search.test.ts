@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,10 +18,10 @@ function turn(content: string): NewMessage {
   return { role: 'user', content, raw: { role: 'user', content }, contentHash: content, tokenCount: 5 };
 }
 
-async function storeWith(contents: string[]): Promise<{ store: SqliteStore; ids: string[] }> {
-  store = new SqliteStore({ dataDir: mkdtempSync(path.join(tmpdir(), 'fts-')) });
+async function storeWith(contents: string[], target: Scope = scope): Promise<{ store: SqliteStore; ids: string[] }> {
+  store ??= new SqliteStore({ dataDir: mkdtempSync(path.join(tmpdir(), 'fts-')) });
   await store.init({ embeddingDimensions: 4 });
-  const appended = await store.appendPath(scope, { parentId: null, messages: contents.map(turn) });
+  const appended = await store.appendPath(target, { parentId: null, messages: contents.map(turn) });
   return { store, ids: appended.map((entry) => entry.message.id) };
 }
 
@@ -40,7 +41,36 @@ describe('full-text search on a large store', () => {
     const { store, ids } = await storeWith(contents);
     const hits = await store.fullTextSearch(scope, 'weather today', { k: 5 });
     expect(hits).toHaveLength(5);
-    const recent = new Set(ids.slice(-2_000));
+    const recent = new Set(ids.slice(-1_000));
     expect(hits.every((hit) => recent.has(hit.id))).toBe(true);
+  });
+
+  it('ranks within the instance, so a word common elsewhere in the store still counts as rare in it', async () => {
+    const other: Scope = { partition: 'p', instance: 'busy' };
+    await storeWith(Array.from({ length: 1_500 }, (_, index) => `zebra notes ${index}`), other);
+    const { store, ids } = await storeWith(['a zebra crossed the road', 'nothing to see here']);
+    const hits = await store.fullTextSearch(scope, 'zebra road', { k: 5 });
+    expect(hits.map((hit) => hit.id)).toEqual([ids[0]!]);
+    expect(await store.fullTextSearch({ partition: 'p', instance: 'empty' }, 'zebra', { k: 5 })).toEqual([]);
+  });
+
+  it('indexes the turns of a store made before the full-text index knew scopes', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'fts-upgrade-'));
+    store = new SqliteStore({ dataDir });
+    await store.init({ embeddingDimensions: 4 });
+    const [stored] = await store.appendPath(scope, { parentId: null, messages: [turn('an old turn about giraffes')] });
+    await store.close();
+    // Schema version 2: an unscoped full-text table.
+    const db = new Database(path.join(dataDir, 'memory.sqlite'));
+    db.exec(`DROP TRIGGER messages_fts_insert; DROP TRIGGER messages_fts_delete; DROP TRIGGER messages_fts_update;
+      DROP TABLE messages_fts;
+      CREATE VIRTUAL TABLE messages_fts USING fts5 (content, content = 'messages', content_rowid = 'pk',
+        tokenize = 'porter unicode61 remove_diacritics 2');
+      INSERT INTO messages_fts (rowid, content) SELECT pk, content FROM messages;
+      PRAGMA user_version = 2;`);
+    db.close();
+    store = new SqliteStore({ dataDir });
+    await store.init({ embeddingDimensions: 4 });
+    expect((await store.fullTextSearch(scope, 'giraffes', { k: 5 })).map((hit) => hit.id)).toEqual([stored!.message.id]);
   });
 });

@@ -3,8 +3,17 @@ import type Database from 'better-sqlite3';
 /**
  * The schema version this code writes, kept in `PRAGMA user_version`. 2 added the named
  * indexes statements pin with INDEXED BY; the DDL is idempotent, so running it upgrades a 1.
+ * 3 gave the full-text index each turn's scope (see SCOPE_TOKEN); upgrading rebuilds it.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
+
+/**
+ * The word the full-text index stores in the `scope` column of each turn: the hex of its
+ * partition and instance. A query ANDs it, so FTS5 ranks the turns of one instance instead of
+ * every match in the store and dropping the others afterwards (full-text-search.ts builds the
+ * same word).
+ */
+const scopeToken = (row: 'new' | 'old') => `'s' || hex(${row}.partition) || 'i' || hex(${row}.instance)`;
 
 // Column order matters: SQLite reads a row front to back, so the small columns come first,
 // the embedding next (a vector scan stops there) and the unbounded content and raw JSON last.
@@ -125,20 +134,23 @@ CREATE TABLE IF NOT EXISTS meta (
 
 CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5 (
   content,
+  scope,
   content = 'messages',
   content_rowid = 'pk',
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
 
 CREATE TRIGGER IF NOT EXISTS messages_fts_insert AFTER INSERT ON messages BEGIN
-  INSERT INTO messages_fts (rowid, content) VALUES (new.pk, new.content);
+  INSERT INTO messages_fts (rowid, content, scope) VALUES (new.pk, new.content, ${scopeToken('new')});
 END;
 CREATE TRIGGER IF NOT EXISTS messages_fts_delete AFTER DELETE ON messages BEGIN
-  INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.pk, old.content);
+  INSERT INTO messages_fts (messages_fts, rowid, content, scope)
+    VALUES ('delete', old.pk, old.content, ${scopeToken('old')});
 END;
 CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF content ON messages BEGIN
-  INSERT INTO messages_fts (messages_fts, rowid, content) VALUES ('delete', old.pk, old.content);
-  INSERT INTO messages_fts (rowid, content) VALUES (new.pk, new.content);
+  INSERT INTO messages_fts (messages_fts, rowid, content, scope)
+    VALUES ('delete', old.pk, old.content, ${scopeToken('old')});
+  INSERT INTO messages_fts (rowid, content, scope) VALUES (new.pk, new.content, ${scopeToken('new')});
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS tool_calls_fts USING fts5 (
@@ -191,10 +203,23 @@ export function migrateSchema(db: Database.Database): void {
       );
     }
     if (version === SCHEMA_VERSION) return;
+    if (version < 3) db.exec(DROP_UNSCOPED_FULL_TEXT);
     db.exec(SCHEMA);
+    // Turns stored before version 3 go into the rebuilt full-text index (none in a new file).
+    if (version < 3) db.exec(INDEX_STORED_TURNS);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }
+
+const DROP_UNSCOPED_FULL_TEXT = `
+DROP TRIGGER IF EXISTS messages_fts_insert;
+DROP TRIGGER IF EXISTS messages_fts_delete;
+DROP TRIGGER IF EXISTS messages_fts_update;
+DROP TABLE IF EXISTS messages_fts;
+`;
+
+const INDEX_STORED_TURNS = `INSERT INTO messages_fts (rowid, content, scope)
+  SELECT pk, content, ${scopeToken('new').replaceAll('new.', '')} FROM messages`;
 
 function readVersion(db: Database.Database): number {
   return db.pragma('user_version', { simple: true }) as number;
