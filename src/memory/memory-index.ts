@@ -1,5 +1,5 @@
 import type { StoredMessage } from '../store/types';
-import { countTokens } from '../tokens/count-tokens';
+import { countTokens, countTokensCached } from '../tokens/count-tokens';
 import type { RetrievedTurn } from './retrieve';
 
 /** The adaptive formats of the memory index, by how much memory there is to describe. */
@@ -17,6 +17,8 @@ export interface IndexThresholds {
 
 /** The spec's thresholds. */
 export const DEFAULT_THRESHOLDS: IndexThresholds = { full: 50, snippets: 500, clusters: 5000 };
+/** More characters a token never averages over an index entry. */
+const MAX_CHARACTERS_PER_TOKEN = 8;
 /** Turns of a cluster lie within this many sequence numbers of each other. */
 const CLUSTER_SPAN = 24;
 
@@ -58,9 +60,12 @@ export function formatMemoryIndex(input: MemoryIndexInput): MemoryIndex | null {
   const entries = strategy === 'full' || strategy === 'snippets' ? turnEntries(input, strategy) : clusterEntries(input, strategy);
   const lines: string[] = [];
   const shown: string[] = [];
-  let tokens = countTokens(header) + 6;
+  let tokens = countTokensCached(header) + 6;
   for (const entry of entries) {
-    const cost = countTokens(entry.text) + 1;
+    // Tokenizing costs; an entry that could not fit even at 8 characters a token is skipped
+    // unread (an entry averages ~4, its id and date alone ~2.5).
+    if (tokens + entry.text.length / MAX_CHARACTERS_PER_TOKEN > input.maxTokens) continue;
+    const cost = countTokensCached(entry.text) + 1;
     if (tokens + cost > input.maxTokens) continue;
     lines.push(entry.text);
     shown.push(...entry.ids);

@@ -1,6 +1,6 @@
 import type { MemoryStore } from '../store/memory-store';
 import type { BranchSummary, Scope, StoredMessage } from '../store/types';
-import { countTokens } from '../tokens/count-tokens';
+import { countTokens, countTokensCached } from '../tokens/count-tokens';
 import { pageFor } from './recent-window';
 
 /** Blocks folded at most when no earlier summary is stored (older turns stay searchable). */
@@ -94,13 +94,16 @@ async function turnsFrom(store: MemoryStore, scope: Scope, fromId: string, from:
 function fold(lines: SummaryLine[], turns: StoredMessage[], maxTokens: number): SummaryLine[] {
   const added = turns.filter((turn) => turn.content.trim() !== '').map((turn) => ({ text: lineFor(turn), salience: salience(turn), seq: turn.seq }));
   const all = [...lines, ...added];
-  let tokens = countTokens(render(all, 0));
+  // Line by line (lines stay from fold to fold, so their counts are remembered): the tokenizer
+  // never joins tokens across a line break, so the sum is the count of the rendered text.
+  let tokens = countTokensCached(render([], 0));
+  for (const line of all) tokens += countTokensCached(line.text) + 1;
   const dropOrder = [...all].sort((a, b) => a.salience - b.salience || a.seq - b.seq);
   const dropped = new Set<SummaryLine>();
   for (const line of dropOrder) {
     if (tokens <= maxTokens - 24) break;
     dropped.add(line);
-    tokens -= countTokens(line.text) + 1;
+    tokens -= countTokensCached(line.text) + 1;
   }
   return all.filter((line) => !dropped.has(line));
 }

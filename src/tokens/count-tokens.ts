@@ -35,6 +35,24 @@ export function countMessagesTokens(messages: readonly Record<string, unknown>[]
   return total;
 }
 
+/** Texts counted lately by countTokensCached. */
+const recentTexts = new Map<string, number>();
+const RECENT_TEXTS = 20_000;
+
+/**
+ * countTokens for texts that recur from request to request (memory-index lines, summary lines):
+ * remembered up to a bound, then forgotten all at once.
+ */
+export function countTokensCached(text: string): number {
+  let tokens = recentTexts.get(text);
+  if (tokens === undefined) {
+    if (recentTexts.size >= RECENT_TEXTS) recentTexts.clear();
+    tokens = countTokens(text);
+    recentTexts.set(text, tokens);
+  }
+  return tokens;
+}
+
 /** Tools arrays counted lately, by their JSON: a client sends the same tools with every request. */
 const toolsTokens = new Map<string, number>();
 const TOOLS_CACHE_SIZE = 64;
