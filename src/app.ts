@@ -7,6 +7,7 @@ import type { AppEnv } from './http/app-env';
 import { registerApiRoutes } from './http/api/register-api-routes';
 import { registerChatRoutes } from './http/chat-route';
 import { registerHealthRoutes } from './http/health-routes';
+import { IdempotentReplies } from './http/idempotent-replies';
 import { registerModelsRoutes } from './http/models-route';
 import { observeRequests, registerMetricsRoute } from './http/observe-requests';
 import { RateLimiter } from './http/rate-limiter';
@@ -98,6 +99,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       });
     }
   };
+  const replies = new IdempotentReplies({ store, logger: deps.logger, ttlSeconds: deps.config.idempotencyTtlSeconds, now, onReplay: () => metrics.idempotentReplays.inc() });
   registerChatRoutes(
     app,
     {
@@ -112,6 +114,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       enrich: createMemoryContext({ store, embedder: deps.embedder, config: deps.config }),
       metrics,
     },
+    replies,
   );
   registerModelsRoutes(app, upstream);
   registerApiRoutes(app, {

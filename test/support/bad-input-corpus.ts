@@ -161,6 +161,9 @@ export function badChatRequests(scope: CorpusScope): BadCase[] {
   for (const value of ['abc', '50', '1e9', '-4096', '4096.5', '']) {
     cases.push({ name: `x-memory-context-window ${JSON.stringify(value)}`, path: chat, headers: { 'x-memory-context-window': value }, body, code: 'invalid_header' });
   }
+  for (const value of ['has space', 'x'.repeat(256), 'caf\u00e9']) {
+    cases.push({ name: `Idempotency-Key ${JSON.stringify(value.slice(0, 20))}`, path: chat, headers: { 'idempotency-key': value }, body, code: 'invalid_idempotency_key' });
+  }
   for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) cases.push({ name: `${method} chat/completions`, method, path: chat, status: 404, code: 'not_found' });
   cases.push({ name: 'typo in route', path: `/partition/${scope.partition}/instance/${scope.instance}/v1/chat/completion`, body, status: 404, code: 'not_found' });
   cases.push({ name: 'route without v1', path: `/partition/${scope.partition}/instance/${scope.instance}/chat/completions`, body, status: 404, code: 'not_found' });
