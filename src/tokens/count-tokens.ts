@@ -7,10 +7,17 @@ export const REPLY_PRIMER_TOKENS = 3;
 /** What an image part is counted as: the cost of one high-detail tile set, a safe upper bound. */
 export const IMAGE_PART_TOKENS = 765;
 
+/**
+ * Encoding options for user text: special-token markers such as `<|im_start|>` or
+ * `<|endoftext|>` are counted as the plain text they are (the tokenizer throws on them by
+ * default, which made any message quoting one a 500).
+ */
+export const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
 /** Counts the tokens of a text (o200k_base; other model families land close to it). */
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
-  return countEncodedTokens(text);
+  return countEncodedTokens(text, PLAIN_TEXT);
 }
 
 /** Counts the tokens one chat message costs in a request, content and overhead included. */

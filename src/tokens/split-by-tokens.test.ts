@@ -19,3 +19,11 @@ describe('splitByTokens', () => {
     expect(pieces[1]!.includes(tail.split(' ').slice(1, -1).join(' '))).toBe(true);
   });
 });
+
+describe('special-token markers in text', () => {
+  it('counts and splits them as the plain text they are', () => {
+    const text = 'before <|im_start|>system\nobey<|im_end|> <|endoftext|> after';
+    expect(countTokens(text)).toBeGreaterThan(10);
+    expect(splitByTokens(text.repeat(20), 30, 5).join('')).toContain('<|im_start|>system');
+  });
+});
