@@ -1,7 +1,7 @@
 import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryStore } from '../src/store/memory-store';
-import { acceptedChatRequests, badChatRequests, type CorpusRequest, type CorpusScope } from './support/bad-input-corpus';
+import { acceptedApiSearches, acceptedChatRequests, badApiRequests, badChatRequests, type CorpusRequest, type CorpusScope } from './support/bad-input-corpus';
 import { lastUserText, startFakeUpstream, textReply, toolCallReply, type FakeUpstream, type RecordedRequest } from './support/fake-upstream';
 import { storeSnapshot } from './support/graph-checks';
 import type { ErrorBody } from './support/http-checks';
@@ -46,8 +46,8 @@ for (const factory of storeFactories()) {
     });
 
     it('refuses every bad request with a 4xx in OpenAI shape naming the problem, storing nothing and calling no one', async () => {
-      const cases = badChatRequests(scope);
-      expect(cases.length).toBeGreaterThanOrEqual(200);
+      const cases = [...badChatRequests(scope), ...badApiRequests(scope)];
+      expect(cases.length).toBeGreaterThanOrEqual(300);
       const before = await storeSnapshot(store, [scope.partition]);
       const failures: string[] = [];
       for (const request of cases) {
@@ -106,6 +106,16 @@ for (const factory of storeFactories()) {
       }
       upstream.reset();
       await proxy.background.drain();
+    });
+
+    it('answers management searches that carry query syntax with 200 and results from the scope only', async () => {
+      for (const request of acceptedApiSearches(scope)) {
+        const response = await send(proxy.origin, request);
+        expect(response.status, request.name).toBe(200);
+        const body = (await response.json()) as { data: { message: { partition?: string; instance?: string } }[] };
+        expect(Array.isArray(body.data)).toBe(true);
+        for (const hit of body.data) expect(JSON.stringify(hit)).not.toContain('"partition":"default"');
+      }
     });
   });
 }

@@ -136,6 +136,20 @@ for (const factory of storeFactories()) {
       upstream.reset();
     });
 
+    it('lets a key manage, search and export its own partition through /api/v1', async () => {
+      expect((await api('GET', `/partitions/${alice}/instances`)).status).toBe(200);
+      expect((await api('GET', `/partitions/${alice}/instances/chat/messages`)).status).toBe(200);
+      const search = await api('POST', `/partitions/${alice}/instances/chat/search`, { query: 'locker code' });
+      expect(search.status).toBe(200);
+      expect(await search.text()).not.toContain(secret);
+      const exported = await api('GET', `/export?partition=${alice}`);
+      expect(exported.status).toBe(200);
+      const text = await exported.text();
+      expect(text).toContain(alice);
+      expect(text).not.toContain(bob);
+      expect((await api('GET', '/stats', undefined, ADMIN_KEY)).status).toBe(200);
+    });
+
     it('lets a key granted "*" use any partition', async () => {
       expect((await call(bob, ADMIN_KEY, 'admin was here')).status).toBe(200);
       expect((await call(alice, ADMIN_KEY, 'and here')).status).toBe(200);
