@@ -45,15 +45,20 @@ export function createMemoryContext(deps: MemoryContextDeps) {
         if (!leaf || !window.evicted) return null;
         const query = queryTurn(window.turns) ?? leaf;
         const [vector] = await deps.embedder.embed([query.content]);
-        if (vector && query.id === leaf.id) await store.setEmbeddings(scope, [{ kind: 'message', id: leaf.id, vector }]);
-        const hits = await retrieve({
-          store,
-          scope,
-          text: query.content,
-          vector: vector ?? null,
-          exclude: new Set(window.turns.map((turn) => turn.id)),
-          limit: deps.config.retrievalLimit,
-        });
+        // Storing the query's vector and retrieving with it are independent: on a networked
+        // store the write no longer holds up the retrieval by a round trip.
+        const stored = vector && query.id === leaf.id ? store.setEmbeddings(scope, [{ kind: 'message', id: leaf.id, vector }]) : undefined;
+        const [hits] = await Promise.all([
+          retrieve({
+            store,
+            scope,
+            text: query.content,
+            vector: vector ?? null,
+            exclude: new Set(window.turns.map((turn) => turn.id)),
+            limit: deps.config.retrievalLimit,
+          }),
+          stored,
+        ]);
         const index = formatMemoryIndex({
           hits,
           memoryCount: Math.max(0, leaf.seq - window.turns.length),

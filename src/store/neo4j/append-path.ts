@@ -36,20 +36,22 @@ WHERE m.role = $role AND m.deleted = false AND m.is_chunk = false AND NOT (m)-[:
 RETURN ${projectMessage('m')} AS message
 ORDER BY m.seq LIMIT 1`;
 
-const CREATE_MESSAGES = `
-UNWIND $rows AS row
-CREATE (m:Message)
-SET m = row`;
-
-const LINK_MESSAGES = `
-UNWIND $links AS link
-MATCH (child:Message {id: link.child, partition: $partition, instance: $instance})
-MATCH (parent:Message {id: link.parent, partition: $partition, instance: $instance})
-CREATE (child)-[:REPLIES_TO]->(parent)
-FOREACH (_ IN CASE WHEN link.respondedWith THEN [1] ELSE [] END |
-  CREATE (parent)-[:RESPONDED_WITH]->(child))`;
-
-const SET_LAST_SEQ = `
+// Creating the turns, linking them and advancing the instance counter is one statement: each
+// statement of a transaction is a round trip to the server, the cost that dominates a turn.
+const CREATE_PATH = `
+CALL () {
+  UNWIND $rows AS row
+  CREATE (m:Message)
+  SET m = row
+}
+CALL () {
+  UNWIND $links AS link
+  MATCH (child:Message {id: link.child, partition: $partition, instance: $instance})
+  MATCH (parent:Message {id: link.parent, partition: $partition, instance: $instance})
+  CREATE (child)-[:REPLIES_TO]->(parent)
+  FOREACH (_ IN CASE WHEN link.respondedWith THEN [1] ELSE [] END |
+    CREATE (parent)-[:RESPONDED_WITH]->(child))
+}
 MATCH (i:Instance {partition: $partition, instance: $instance})
 SET i.last_seq = $lastSeq`;
 
@@ -97,9 +99,12 @@ export async function appendPath(options: AppendPathOptions): Promise<AppendedTu
       }
       parent = stored;
     }
-    await transaction.run(CREATE_MESSAGES, { rows: created.map(toMessageProperties) });
-    if (links.length > 0) await transaction.run(LINK_MESSAGES, { ...scopeParams(scope), links });
-    await transaction.run(SET_LAST_SEQ, { ...scopeParams(scope), lastSeq: int(lastSeq) });
+    await transaction.run(CREATE_PATH, {
+      ...scopeParams(scope),
+      rows: created.map(toMessageProperties),
+      links,
+      lastSeq: int(lastSeq),
+    });
     return turns;
   });
 }
