@@ -1,0 +1,63 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Scope } from '../../src/store/types';
+import type { ProxyCommand } from './proxy-process';
+
+const ENTRY = fileURLToPath(new URL('./proxy-process.ts', import.meta.url));
+
+/** A proxy running in its own process, and the way to talk to it. */
+export interface ProxyChild {
+  /** e.g. http://127.0.0.1:40123 */
+  origin: string;
+  stats(): Promise<{ rss: number; background: number }>;
+  /** Loads the vector indexes of scopes (embedded store); resolves with the milliseconds it took. */
+  warm(scopes: Scope[]): Promise<{ ms: number }>;
+  /** Waits until the proxy's background jobs (embeddings, synapses) are done. */
+  drain(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts the proxy process with the given environment (on top of quiet logging). */
+export async function startProxyChild(env: Record<string, string>): Promise<ProxyChild> {
+  const child: ChildProcess = fork(ENTRY, [], {
+    env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...env },
+    // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of the proxy process (node --cpu-prof).
+    execArgv: ['--import', 'tsx', ...(process.env['BENCH_CPU_PROF_DIR'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF_DIR']}`] : [])],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let nextId = 1;
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the proxy process exited with ${code} before listening`)));
+    child.on('message', (message: { type?: string; port?: number; id?: number; result?: unknown; error?: string }) => {
+      if (message.type === 'listening' && message.port) resolve(message.port);
+      if (message.id === undefined) return;
+      const waiter = pending.get(message.id);
+      pending.delete(message.id);
+      if (message.error !== undefined) waiter?.reject(new Error(message.error));
+      else waiter?.resolve(message.result);
+    });
+  });
+  const ask = <T>(command: { type: ProxyCommand['type']; scopes?: Scope[] }): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      child.send({ ...command, id });
+    });
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    stats: () => ask({ type: 'stats' }),
+    warm: (scopes) => ask({ type: 'warm', scopes }),
+    drain: () => ask({ type: 'drain' }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.disconnect();
+      }),
+  };
+}

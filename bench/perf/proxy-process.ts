@@ -1,0 +1,53 @@
+/**
+ * The proxy as a benchmark runs it: the real app (createApp) in its own process, configured by
+ * the environment like `npm start`, on 127.0.0.1 and a free port. It reports the port over IPC
+ * and answers `stats` (RSS, background jobs) and `warm` (load a scope's vector index) messages.
+ */
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { createApp, memoryWriter } from '../../src/app';
+import { loadConfig } from '../../src/config/load-config';
+import { createEmbedder } from '../../src/embeddings/create-embedder';
+import { ensureEmbeddingModel } from '../../src/embeddings/ensure-embedding-model';
+import { createLogger } from '../../src/logger';
+import { BackgroundQueue } from '../../src/memory/background-queue';
+import { sweepMissingEmbeddings } from '../../src/memory/embed-and-link';
+import { openStore } from '../../src/store/open-store';
+import type { Scope } from '../../src/store/types';
+
+/** Messages the benchmark sends the proxy process. */
+export type ProxyCommand = { id: number; type: 'stats' } | { id: number; type: 'warm'; scopes: Scope[] } | { id: number; type: 'drain' };
+
+const config = loadConfig(process.env);
+const logger = createLogger(config.logLevel);
+const store = await openStore(config);
+const embedder = createEmbedder(config);
+await ensureEmbeddingModel(store, embedder, { onMismatch: 'refuse' });
+const background = new BackgroundQueue(logger);
+await sweepMissingEmbeddings(memoryWriter({ store, embedder, config }));
+const app = createApp({ config, store, embedder, logger, background });
+const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => {
+  process.send?.({ type: 'listening', port: (server.address() as AddressInfo).port });
+});
+
+process.on('message', (message: ProxyCommand) => {
+  void answer(message).then(
+    (result) => process.send?.({ id: message.id, result }),
+    (error: unknown) => process.send?.({ id: message.id, error: String(error) }),
+  );
+});
+process.on('disconnect', () => {
+  server.close();
+  void background.stop().then(() => store.close()).finally(() => process.exit(0));
+});
+
+async function answer(command: ProxyCommand): Promise<unknown> {
+  if (command.type === 'stats') return { rss: process.memoryUsage().rss, background: background.pending };
+  if (command.type === 'drain') return background.drain();
+  // The embedded store's vector indexes load on a scope's first search; a benchmark measures
+  // requests after that, and reports the loading on its own.
+  const warm = (store as { warmVectorIndex?: (scope: Scope) => Promise<unknown> }).warmVectorIndex;
+  const started = performance.now();
+  if (warm) for (const scope of command.scopes) await warm.call(store, scope);
+  return { ms: performance.now() - started };
+}

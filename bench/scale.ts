@@ -1,0 +1,169 @@
+/**
+ * Scale: how long building a request's context takes (ingest, recent window, running summary,
+ * hybrid retrieval, memory index, assembly; no upstream) as one instance grows to 10^3, 10^4,
+ * 10^5 and 10^6 stored messages, and with 10^6 spread over 1,000 instances; the bulk-load rate
+ * (with embeddings) that got it there, and the process's RSS.
+ *   npm run bench:scale -- [--stores sqlite,neo4j] [--sizes 1e3,1e4,1e5,1e6] [--neo4j-sizes 1e3,1e4,1e5]
+ *     [--instances 1000] [--instance-turns 1000] [--requests 200] [--no-multi] [--neo4j-multi]
+ * prepareRequest is called directly, as the chat route calls it; after each request an answer is
+ * stored and embedded like the proxy's background work does (not timed).
+ */
+import { loadConfig } from '../src/config/load-config';
+import { LocalEmbedder } from '../src/embeddings/local-embedder';
+import { embedAndLink } from '../src/memory/embed-and-link';
+import { createMemoryContext } from '../src/memory/memory-context';
+import { prepareRequest } from '../src/memory/prepare-request';
+import { memoryToolDefinitions } from '../src/memory/tools/memory-tools';
+import { storeAnswer } from '../src/proxy/store-answer';
+import type { MemoryStore } from '../src/store/memory-store';
+import type { Scope } from '../src/store/types';
+import { BENCH_DIMENSIONS, numberList, openBenchStore, parseArguments, storeList, type StoreName } from './perf/bench-store';
+import { bulkLoad } from './perf/bulk-load';
+import { Corpus } from './perf/corpus';
+import { mib, ms, summarize } from './perf/percentiles';
+import { startReport, writeReport } from './perf/report';
+
+const options = parseArguments(process.argv.slice(2));
+const requests = Number(options.get('requests') ?? 200);
+const warmup = Number(options.get('warmup') ?? 20);
+const instances = Number(options.get('instances') ?? 1000);
+const instanceTurns = Number(options.get('instance-turns') ?? 1000);
+const config = loadConfig({ LOG_LEVEL: 'silent', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) });
+const embedder = new LocalEmbedder({ dimensions: BENCH_DIMENSIONS });
+const tools = memoryToolDefinitions(new Set());
+
+for (const storeName of storeList(options.get('stores'))) await runStore(storeName);
+
+async function runStore(storeName: StoreName): Promise<void> {
+  const machine = startReport();
+  const sizes =
+    storeName === 'sqlite'
+      ? numberList(options.get('sizes'), [1e3, 1e4, 1e5, 1e6])
+      : numberList(options.get('neo4j-sizes'), [1e3, 1e4, 1e5]);
+  // The spread over many instances runs on the embedded store unless --no-multi, on Neo4j with --neo4j-multi.
+  const multi = storeName === 'sqlite' ? !options.has('no-multi') : options.has('neo4j-multi');
+  const bench = await openBenchStore(storeName);
+  const partition = `bench-scale-${Date.now().toString(36)}`;
+  const scope: Scope = { partition, instance: 'one' };
+  const scopes: Scope[] = [scope];
+  const rows: (string | number)[][] = [];
+  const enrich = createMemoryContext({ store: bench.store, embedder, config });
+  try {
+    let loaded = 0;
+    let leaf: string | null = null;
+    for (const size of sizes) {
+      const load = await bulkLoad({
+        store: bench.store,
+        embedder,
+        scopes: [scope],
+        turnsPerScope: size - loaded,
+        firstTurn: loaded,
+        continueFrom: leaf === null ? undefined : [leaf],
+        label: `${storeName} to ${size}`,
+      });
+      leaf = load.leaves[0] ?? leaf;
+      loaded = size;
+      const index = await warmIndex(bench.store, [scope]);
+      const timings = await buildContexts(bench.store, enrich, () => scope, requests + warmup);
+      leaf = (await bench.store.latestTurn(scope))?.id ?? leaf;
+      loaded += 2 * (requests + warmup);
+      rows.push(row(`${size} in one instance`, load, index, timings.slice(warmup)));
+    }
+    if (multi) {
+      const spread = Array.from({ length: instances }, (_, index): Scope => ({ partition, instance: `spread-${index}` }));
+      scopes.push(...spread);
+      const load = await bulkLoad({ store: bench.store, embedder, scopes: spread, turnsPerScope: instanceTurns, label: `${storeName} ${instances} instances` });
+      // Requests go to instances in a scattered order; the first pass meets each index cold.
+      const pick = (round: number) => spread[(round * 7919) % spread.length]!;
+      const cold = await buildContexts(bench.store, enrich, pick, requests);
+      const warm = await buildContexts(bench.store, enrich, pick, requests);
+      const label = `${instances * instanceTurns} over ${instances} instances`;
+      rows.push(row(`${label}, first request of an instance`, load, null, cold));
+      rows.push(row(`${label}, instances seen before`, null, null, warm));
+    }
+  } finally {
+    await bench.dispose(scopes);
+  }
+  writeReport(
+    {
+      name: `scale-${storeName}`,
+      title: `Context build at scale (${storeName})`,
+      command: `npm run bench:scale -- --stores ${storeName} --${storeName === 'sqlite' ? 'sizes' : 'neo4j-sizes'} ${sizes.join(',')} --requests ${requests}`,
+      store: bench.description,
+      embedder: `${embedder.model}:${embedder.dimensions}`,
+      conditions: {
+        requests: `${requests} per row (after ${warmup} warm-up requests in the single instance), one new user message each, an answer stored and embedded after each (not timed)`,
+        context: 'DEFAULT_CONTEXT_WINDOW 4096, memory tools offered: the window evicts, so every request runs the summary, hybrid retrieval and the memory index',
+        'bulk load': 'appendPath in batches of 1,000 turns (one branch per instance) plus their embeddings (local embedder), through the store interface',
+      },
+      tables: [
+        {
+          title: 'Context build time (ms) and memory',
+          columns: ['stored messages', 'bulk load msg/s', 'load s', 'vector index', 'p50', 'p95', 'p99', 'max', 'RSS'],
+          rows,
+        },
+      ],
+      notes: [
+        'RSS is the benchmark process after the row (it holds the store, its vector indexes and the loader).',
+        'vector index: loading and training the instance vector index of the embedded store before the first request (a first search does it in the background otherwise).',
+      ],
+    },
+    machine,
+  );
+}
+
+async function warmIndex(store: MemoryStore, scopes: Scope[]): Promise<string> {
+  const warm = (store as { warmVectorIndex?: (scope: Scope) => Promise<{ vectors: number; lists: number }> }).warmVectorIndex;
+  if (!warm) return 'server-side';
+  const started = performance.now();
+  let description = '';
+  for (const scope of scopes) {
+    const result = await warm.call(store, scope);
+    description = `${result.vectors} vectors, ${result.lists} lists`;
+  }
+  return `${description}, ${((performance.now() - started) / 1000).toFixed(1)} s`;
+}
+
+async function buildContexts(
+  store: MemoryStore,
+  enrich: ReturnType<typeof createMemoryContext>,
+  scopeFor: (round: number) => Scope,
+  count: number,
+): Promise<number[]> {
+  const corpus = new Corpus(424242);
+  const timings: number[] = [];
+  for (let round = 0; round < count; round++) {
+    const scope = scopeFor(round);
+    const started = performance.now();
+    const prepared = await prepareRequest({
+      store,
+      config,
+      scope,
+      body: { model: 'bench-model', messages: [{ role: 'user', content: corpus.question() }] },
+      requestId: `bench-${round}`,
+      contextWindowOverride: null,
+      extraTools: tools,
+      enrich,
+    });
+    timings.push(performance.now() - started);
+    const answer = await storeAnswer({ store, scope, parent: prepared.leaf, message: { role: 'assistant', content: corpus.turn(1) }, model: 'bench-model', requestId: `bench-${round}` });
+    const stored = answer ? [...prepared.created, answer] : prepared.created;
+    await embedAndLink({ store, embedder, chunkThreshold: config.indexChunkThreshold, synapseThreshold: config.synapseThreshold }, scope, stored);
+  }
+  return timings;
+}
+
+function row(label: string, load: { perSecond: number; seconds: number } | null, index: string | null, timings: number[]): (string | number)[] {
+  const stats = summarize(timings);
+  return [
+    label,
+    load ? Math.round(load.perSecond) : '',
+    load ? load.seconds.toFixed(0) : '',
+    index ?? '',
+    ms(stats.p50),
+    ms(stats.p95),
+    ms(stats.p99),
+    ms(Math.max(...timings)),
+    mib(process.memoryUsage().rss),
+  ];
+}

@@ -1,0 +1,159 @@
+/**
+ * Throughput: 64 concurrent clients for 30 s, non-streaming, then 256 concurrent streams, each
+ * client in its own instance seeded with stored turns, so every request builds a context with
+ * retrieval. Requests per second, latency percentiles, errors (must be 0) and the proxy's RSS.
+ *   npm run bench:throughput -- [--stores sqlite,neo4j] [--seconds 30] [--clients 64] [--streams 256]
+ *     [--seed-turns 1000] [--stream-seed-turns 200]
+ * The proxy runs in its own process; the fake upstream and the clients share this one, all on
+ * 127.0.0.1.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { LocalEmbedder } from '../src/embeddings/local-embedder';
+import type { Scope } from '../src/store/types';
+import { startFakeUpstream, textReply } from '../test/support/fake-upstream';
+import { BENCH_DIMENSIONS, openBenchStore, parseArguments, storeList, type StoreName } from './perf/bench-store';
+import { bulkLoad } from './perf/bulk-load';
+import { closeConnections, postChat, type ChatTiming } from './perf/chat-client';
+import { Corpus } from './perf/corpus';
+import { mib, ms, summarize } from './perf/percentiles';
+import { startProxyChild, type ProxyChild } from './perf/proxy-child';
+import { startReport, writeReport } from './perf/report';
+
+const ANSWER = 'Sure. Here is a short answer of a few sentences, the size of a typical chat reply, so that the proxy stores and embeds a realistic turn after each request.';
+
+const options = parseArguments(process.argv.slice(2));
+const seconds = Number(options.get('seconds') ?? 30);
+const clients = Number(options.get('clients') ?? 64);
+const streams = Number(options.get('streams') ?? 256);
+const seedTurns = Number(options.get('seed-turns') ?? 1000);
+const streamSeedTurns = Number(options.get('stream-seed-turns') ?? 200);
+/** Wait before each streamed chunk of the fake upstream, so streams stay open like real ones. */
+const chunkDelayMs = Number(options.get('chunk-delay') ?? 5);
+
+for (const storeName of storeList(options.get('stores') ?? 'sqlite')) await runStore(storeName);
+closeConnections();
+
+interface PhaseResult {
+  label: string;
+  concurrency: number;
+  timings: ChatTiming[];
+  errors: number;
+  errorSample: string;
+  seconds: number;
+  rssMax: number;
+}
+
+async function runStore(storeName: StoreName): Promise<void> {
+  const machine = startReport();
+  const bench = await openBenchStore(storeName);
+  const embedder = new LocalEmbedder({ dimensions: BENCH_DIMENSIONS });
+  const partition = `bench-throughput-${Date.now().toString(36)}`;
+  const jsonScopes = Array.from({ length: clients }, (_, index): Scope => ({ partition, instance: `client-${index}` }));
+  const streamScopes = Array.from({ length: streams }, (_, index): Scope => ({ partition, instance: `stream-${index}` }));
+  const loadJson = await bulkLoad({ store: bench.store, embedder, scopes: jsonScopes, turnsPerScope: seedTurns, label: `seed ${clients} clients` });
+  const loadStreams = await bulkLoad({ store: bench.store, embedder, scopes: streamScopes, turnsPerScope: streamSeedTurns, label: `seed ${streams} streams` });
+  if (process.env['CLOSE_PARENT']) await bench.store.close();
+  const upstream = await startFakeUpstream();
+  const answer = () => upstream.onChat((request) => textReply(request, ANSWER, { chunkDelayMs }));
+  answer();
+  // The fake records every request; clearing it each second keeps its memory flat.
+  const resetTimer = setInterval(() => {
+    upstream.reset();
+    answer();
+  }, 1000);
+  const proxy = await startProxyChild({ ...bench.env, UPSTREAM_BASE_URL: upstream.url, UPSTREAM_API_KEY: 'bench', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) });
+  const phases: PhaseResult[] = [];
+  let idleRss = 0;
+  try {
+    await proxy.warm([...jsonScopes, ...streamScopes]);
+    idleRss = (await proxy.stats()).rss;
+    phases.push(await runPhase({ proxy, scopes: jsonScopes, stream: false, label: `${clients} clients, non-streaming` }));
+    await proxy.drain();
+    phases.push(await runPhase({ proxy, scopes: streamScopes, stream: true, label: `${streams} concurrent streams` }));
+    await proxy.drain();
+  } finally {
+    clearInterval(resetTimer);
+    await proxy.stop();
+    await upstream.close();
+    await bench.dispose([...jsonScopes, ...streamScopes]);
+  }
+  writeReport(
+    {
+      name: `throughput-${storeName}`,
+      title: `Throughput (${storeName})`,
+      command: `npm run bench:throughput -- --stores ${storeName} --seconds ${seconds} --clients ${clients} --streams ${streams}`,
+      store: bench.description,
+      embedder: `${embedder.model}:${embedder.dimensions}`,
+      conditions: {
+        instances: `one per client: ${clients} seeded with ${seedTurns} turns (${Math.round(loadJson.perSecond)}/s), ${streams} with ${streamSeedTurns} (${Math.round(loadStreams.perSecond)}/s)`,
+        upstream: `fake, answers at once; streams send ${ANSWER.split(' ').length} chunks ${chunkDelayMs} ms apart`,
+        context: 'DEFAULT_CONTEXT_WINDOW 4096, memory tools offered, background work (embeddings, synapses) included',
+        'proxy RSS before the load': mib(idleRss),
+      },
+      tables: [
+        {
+          title: `${seconds} s of closed-loop load`,
+          columns: ['load', 'requests', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'first chunk p50 ms', 'first chunk p99 ms', 'errors', 'proxy RSS max'],
+          rows: phases.map((phase) => {
+            const total = summarize(phase.timings.map((timing) => timing.totalMs));
+            const first = summarize(phase.timings.map((timing) => timing.firstChunkMs));
+            return [
+              phase.label,
+              phase.timings.length,
+              (phase.timings.length / phase.seconds).toFixed(0),
+              ms(total.p50),
+              ms(total.p95),
+              ms(total.p99),
+              ms(first.p50),
+              ms(first.p99),
+              phase.errors === 0 ? 0 : `${phase.errors} (${phase.errorSample})`,
+              mib(phase.rssMax),
+            ];
+          }),
+        },
+      ],
+      notes: ['Closed loop: each client sends its next request as soon as the previous one has been answered.'],
+    },
+    machine,
+  );
+}
+
+async function runPhase(input: { proxy: ProxyChild; scopes: Scope[]; stream: boolean; label: string }): Promise<PhaseResult> {
+  const timings: ChatTiming[] = [];
+  let errors = 0;
+  let errorSample = '';
+  let rssMax = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      rssMax = Math.max(rssMax, (await input.proxy.stats()).rss);
+      await sleep(1000);
+    }
+  })();
+  await Promise.all(
+    input.scopes.map(async (scope, index) => {
+      const corpus = new Corpus(5000 + index);
+      const url = `${input.proxy.origin}/partition/${scope.partition}/instance/${scope.instance}/v1/chat/completions`;
+      while (performance.now() < end) {
+        const body = { model: 'bench-model', stream: input.stream, messages: [{ role: 'user', content: corpus.question() }] };
+        try {
+          const timing = await postChat(url, body);
+          if (timing.status === 200) timings.push(timing);
+          else {
+            errors++;
+            errorSample ||= `HTTP ${timing.status}`;
+          }
+        } catch (error) {
+          errors++;
+          errorSample ||= (error as Error).message;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  sampling = false;
+  await sampler;
+  return { label: input.label, concurrency: input.scopes.length, timings, errors, errorSample, seconds: elapsed, rssMax };
+}
