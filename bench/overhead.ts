@@ -38,7 +38,7 @@ async function runStore(storeName: StoreName): Promise<void> {
   const loads: string[] = [];
   for (const [index, size] of sizes.entries()) {
     if (size === 0) continue;
-    const load = await bulkLoad({ store: bench.store, embedder, scopes: [scopes[index]!], turnsPerScope: size, label: `${storeName} ${size}` });
+    const load = await bulkLoad({ store: bench.store, dimensions: BENCH_DIMENSIONS, scopes: [scopes[index]!], turnsPerScope: size, label: `${storeName} ${size}` });
     loads.push(`${size} messages loaded at ${Math.round(load.perSecond)}/s`);
   }
   const upstream = await startFakeUpstream();

@@ -54,7 +54,7 @@ async function runStore(storeName: StoreName): Promise<void> {
     for (const size of sizes) {
       const load = await bulkLoad({
         store: bench.store,
-        embedder,
+        dimensions: BENCH_DIMENSIONS,
         scopes: [scope],
         turnsPerScope: size - loaded,
         firstTurn: loaded,
@@ -72,7 +72,7 @@ async function runStore(storeName: StoreName): Promise<void> {
     if (multi) {
       const spread = Array.from({ length: instances }, (_, index): Scope => ({ partition, instance: `spread-${index}` }));
       scopes.push(...spread);
-      const load = await bulkLoad({ store: bench.store, embedder, scopes: spread, turnsPerScope: instanceTurns, label: `${storeName} ${instances} instances` });
+      const load = await bulkLoad({ store: bench.store, dimensions: BENCH_DIMENSIONS, scopes: spread, turnsPerScope: instanceTurns, label: `${storeName} ${instances} instances` });
       // Requests go to instances in a scattered order; the first pass meets each index cold.
       const pick = (round: number) => spread[(round * 7919) % spread.length]!;
       const cold = await buildContexts(bench.store, enrich, pick, requests);

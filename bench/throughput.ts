@@ -50,8 +50,8 @@ async function runStore(storeName: StoreName): Promise<void> {
   const partition = `bench-throughput-${Date.now().toString(36)}`;
   const jsonScopes = Array.from({ length: clients }, (_, index): Scope => ({ partition, instance: `client-${index}` }));
   const streamScopes = Array.from({ length: streams }, (_, index): Scope => ({ partition, instance: `stream-${index}` }));
-  const loadJson = await bulkLoad({ store: bench.store, embedder, scopes: jsonScopes, turnsPerScope: seedTurns, label: `seed ${clients} clients` });
-  const loadStreams = await bulkLoad({ store: bench.store, embedder, scopes: streamScopes, turnsPerScope: streamSeedTurns, label: `seed ${streams} streams` });
+  const loadJson = await bulkLoad({ store: bench.store, dimensions: BENCH_DIMENSIONS, scopes: jsonScopes, turnsPerScope: seedTurns, label: `seed ${clients} clients` });
+  const loadStreams = await bulkLoad({ store: bench.store, dimensions: BENCH_DIMENSIONS, scopes: streamScopes, turnsPerScope: streamSeedTurns, label: `seed ${streams} streams` });
   if (process.env['CLOSE_PARENT']) await bench.store.close();
   const upstream = await startFakeUpstream();
   const answer = () => upstream.onChat((request) => textReply(request, ANSWER, { chunkDelayMs }));
