@@ -9,6 +9,12 @@ const PER_RETRIEVER = 40;
 const EXPAND_FROM = 8;
 /** Weight of the graph list against the vector and full-text lists. */
 const GRAPH_WEIGHT = 0.5;
+/**
+ * Cosine below which a vector hit counts for nothing. Rank fusion alone would let the nearest of
+ * many unrelated turns outrank a strong keyword match; scaling each vector hit by how far it
+ * stands above this floor keeps noise from one retriever from drowning a real hit of another.
+ */
+const VECTOR_SCORE_FLOOR = 0.1;
 /** Largest share recency may add to a fused score: enough to break ties, never to reorder hits. */
 const RECENCY_WEIGHT = 0.0005;
 
@@ -47,14 +53,16 @@ export async function retrieve(input: RetrieveInput): Promise<RetrievedTurn[]> {
     input.vector ? store.vectorSearch(scope, input.vector, { k: PER_RETRIEVER }) : Promise.resolve([]),
     input.text.trim() ? store.fullTextSearch(scope, input.text, { k: PER_RETRIEVER }) : Promise.resolve([]),
   ]);
-  const vectorIds = vectorHits.filter((hit) => hit.kind === 'message').map((hit) => hit.id);
-  const textIds = textHits.map((hit) => hit.id);
-  const loaded = await loadTurns(store, scope, [...vectorIds, ...textIds]);
+  const vectorList = vectorHits
+    .filter((hit) => hit.kind === 'message' && hit.score > VECTOR_SCORE_FLOOR)
+    .map((hit) => ({ id: hit.id, weight: (hit.score - VECTOR_SCORE_FLOOR) / (1 - VECTOR_SCORE_FLOOR) }));
+  const textList = textHits.map((hit) => ({ id: hit.id, weight: 1 }));
+  const loaded = await loadTurns(store, scope, [...vectorList, ...textList].map((hit) => hit.id));
 
   const fused = new Map<string, { score: number; sources: Set<MatchSource>; chunk?: StoredMessage }>();
-  const addList = (ids: string[], source: MatchSource, weight: number) => {
+  const addList = (hits: { id: string; weight: number }[], source: MatchSource) => {
     let rank = 0;
-    for (const id of ids) {
+    for (const { id, weight } of hits) {
       const hit = loaded.get(id);
       if (!hit || input.exclude.has(hit.turn.id) || hit.turn.deleted) continue;
       const entry = fused.get(hit.turn.id) ?? { score: 0, sources: new Set<MatchSource>() };
@@ -66,15 +74,17 @@ export async function retrieve(input: RetrieveInput): Promise<RetrievedTurn[]> {
       fused.set(hit.turn.id, entry);
     }
   };
-  addList(vectorIds, 'vector', 1);
-  addList(textIds, 'fulltext', 1);
+  addList(vectorList, 'vector');
+  addList(textList, 'fulltext');
 
   const seeds = [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, EXPAND_FROM).map(([id]) => id);
   if (seeds.length > 0) {
     const neighbours = await store.neighbours(scope, seeds, { limit: PER_RETRIEVER });
-    const neighbourIds = neighbours.sort((a, b) => b.score - a.score).map((neighbour) => neighbour.id);
-    for (const [id, turn] of await loadTurns(store, scope, neighbourIds)) loaded.set(id, turn);
-    addList(neighbourIds, 'graph', GRAPH_WEIGHT);
+    const neighbourList = neighbours
+      .sort((a, b) => b.score - a.score)
+      .map((neighbour) => ({ id: neighbour.id, weight: GRAPH_WEIGHT * Math.max(0, Math.min(1, neighbour.score)) }));
+    for (const [id, turn] of await loadTurns(store, scope, neighbourList.map((hit) => hit.id))) loaded.set(id, turn);
+    addList(neighbourList, 'graph');
   }
 
   const turns = new Map([...loaded.values()].map((hit) => [hit.turn.id, hit.turn]));
