@@ -2,7 +2,12 @@ import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryStore } from '../src/store/memory-store';
 import type { Scope } from '../src/store/types';
-import { lastUserText, startFakeUpstream, textReply, type FakeUpstream } from './support/fake-upstream';
+import {
+  lastUserText,
+  startFakeUpstream,
+  textReply,
+  type FakeUpstream,
+} from './support/fake-upstream';
 import { expectConsistentTree } from './support/graph-checks';
 import { readAnswer } from './support/http-checks';
 import { startProxy, type RunningProxy } from './support/proxy-harness';
@@ -20,10 +25,16 @@ for (const factory of storeFactories()) {
       store = await factory.create();
       upstream = await startFakeUpstream();
       // Answers take a little while, so the requests really overlap in the proxy.
-      upstream.onChat((request) => textReply(request, `answer to ${lastUserText(request)}`, { chunkDelayMs: 5 }));
+      upstream.onChat((request) =>
+        textReply(request, `answer to ${lastUserText(request)}`, { chunkDelayMs: 5 }),
+      );
       // Client, proxy, fake upstream and the proxy's background embedding share one event loop
       // here, so upstream gets the production-like timeout rather than the harness's short one.
-      proxy = await startProxy({ store, upstreamUrl: upstream.url, env: { UPSTREAM_TIMEOUT_MS: '60000' } });
+      proxy = await startProxy({
+        store,
+        upstreamUrl: upstream.url,
+        env: { UPSTREAM_TIMEOUT_MS: '60000' },
+      });
     });
     afterAll(async () => {
       await proxy?.close();
@@ -35,13 +46,23 @@ for (const factory of storeFactories()) {
       fetch(`${proxy.baseUrl(scope.partition, scope.instance)}/chat/completions`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'gpt-4o-mini', stream, messages: [{ role: 'user', content }] }),
+        body: JSON.stringify({
+          model: 'gpt-4o-mini',
+          stream,
+          messages: [{ role: 'user', content }],
+        }),
         signal: AbortSignal.timeout(120_000),
       }).then(readAnswer);
 
     /** Every answer well formed and successful, every question stored once with exactly its own answer. */
-    async function expectAllStored(scopes: Scope[], questions: string[][], answers: Awaited<ReturnType<typeof ask>>[]): Promise<void> {
-      const failed = answers.filter((answer) => answer.kind === 'error' || (answer.kind === 'stream' && answer.error !== null));
+    async function expectAllStored(
+      scopes: Scope[],
+      questions: string[][],
+      answers: Awaited<ReturnType<typeof ask>>[],
+    ): Promise<void> {
+      const failed = answers.filter(
+        (answer) => answer.kind === 'error' || (answer.kind === 'stream' && answer.error !== null),
+      );
       expect(failed.map((answer) => JSON.stringify(answer).slice(0, 300))).toEqual([]);
       for (const [index, scope] of scopes.entries()) {
         const turns = await expectConsistentTree(store, scope);
@@ -50,38 +71,64 @@ for (const factory of storeFactories()) {
         const assistants = turns.filter((turn) => turn.role === 'assistant');
         expect(assistants).toHaveLength(users.length);
         const byId = new Map(turns.map((turn) => [turn.id, turn]));
-        for (const answer of assistants) expect(answer.content).toBe(`answer to ${byId.get(answer.parentId!)!.content}`);
+        for (const answer of assistants)
+          expect(answer.content).toBe(`answer to ${byId.get(answer.parentId!)!.content}`);
       }
     }
 
-    it(`takes ${REQUESTS} concurrent requests on one instance, streaming and not, losing and doubling nothing`, { timeout: 180_000 }, async () => {
-      const scope = { partition: `load-${ulid()}`, instance: 'one' };
-      const questions = Array.from({ length: REQUESTS }, (_, index) => `question ${index}`);
-      const answers = await Promise.all(questions.map((question, index) => ask(scope, question, index % 2 === 0)));
-      await expectAllStored([scope], [questions], answers);
-      expect(await store.countMessages(scope)).toBe(REQUESTS * 2);
-    });
+    it(
+      `takes ${REQUESTS} concurrent requests on one instance, streaming and not, losing and doubling nothing`,
+      { timeout: 180_000 },
+      async () => {
+        const scope = { partition: `load-${ulid()}`, instance: 'one' };
+        const questions = Array.from({ length: REQUESTS }, (_, index) => `question ${index}`);
+        const answers = await Promise.all(
+          questions.map((question, index) => ask(scope, question, index % 2 === 0)),
+        );
+        await expectAllStored([scope], [questions], answers);
+        expect(await store.countMessages(scope)).toBe(REQUESTS * 2);
+      },
+    );
 
     it('bounds the background queue under overload: new turns wait for one sweep instead of piling up', async () => {
       let release: () => void = () => undefined;
       const gate = new Promise<void>((resolve) => (release = resolve));
       for (let i = 0; i < 1_000; i++) proxy.background.push('stuck', () => gate);
       const scope = { partition: `load-${ulid()}`, instance: 'overload' };
-      for (let i = 0; i < 5; i++) expect((await ask(scope, `overloaded ${i}`, false)).kind).toBe('json');
+      for (let i = 0; i < 5; i++)
+        expect((await ask(scope, `overloaded ${i}`, false)).kind).toBe('json');
       // 1000 stuck jobs plus the one sweep queued for all five answers.
       expect(proxy.background.pending).toBe(1_001);
       release();
       await proxy.background.drain();
       const turns = await store.listMessages(scope, { limit: 20 });
-      const embedded = await store.getEmbeddings(scope, turns.map((turn) => turn.id));
+      const embedded = await store.getEmbeddings(
+        scope,
+        turns.map((turn) => turn.id),
+      );
       expect(embedded.size).toBe(10);
     });
 
-    it(`takes ${REQUESTS} concurrent requests on ${REQUESTS} instances, each a gapless tree of its own`, { timeout: 180_000 }, async () => {
-      const partition = `load-${ulid()}`;
-      const scopes = Array.from({ length: REQUESTS }, (_, index) => ({ partition, instance: `i${index}` }));
-      const answers = await Promise.all(scopes.map((scope, index) => ask(scope, `only question of ${scope.instance}`, index % 2 === 1)));
-      await expectAllStored(scopes, scopes.map((scope) => [`only question of ${scope.instance}`]), answers);
-    });
+    it(
+      `takes ${REQUESTS} concurrent requests on ${REQUESTS} instances, each a gapless tree of its own`,
+      { timeout: 180_000 },
+      async () => {
+        const partition = `load-${ulid()}`;
+        const scopes = Array.from({ length: REQUESTS }, (_, index) => ({
+          partition,
+          instance: `i${index}`,
+        }));
+        const answers = await Promise.all(
+          scopes.map((scope, index) =>
+            ask(scope, `only question of ${scope.instance}`, index % 2 === 1),
+          ),
+        );
+        await expectAllStored(
+          scopes,
+          scopes.map((scope) => [`only question of ${scope.instance}`]),
+          answers,
+        );
+      },
+    );
   });
 }

@@ -2,7 +2,12 @@ import { ulid } from 'ulid';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryStore } from '../src/store/memory-store';
 import type { Scope } from '../src/store/types';
-import { startFakeUpstream, textReply, type FakeReply, type FakeUpstream } from './support/fake-upstream';
+import {
+  startFakeUpstream,
+  textReply,
+  type FakeReply,
+  type FakeUpstream,
+} from './support/fake-upstream';
 import { expectOpenAiError, readAnswer } from './support/http-checks';
 import { startProxy, type RunningProxy } from './support/proxy-harness';
 import { storeFactories } from './support/stores';
@@ -18,7 +23,11 @@ for (const factory of storeFactories()) {
     beforeAll(async () => {
       store = await factory.create();
       upstream = await startFakeUpstream();
-      proxy = await startProxy({ store, upstreamUrl: upstream.url, env: { UPSTREAM_MAX_RETRIES: '0' } });
+      proxy = await startProxy({
+        store,
+        upstreamUrl: upstream.url,
+        env: { UPSTREAM_MAX_RETRIES: '0' },
+      });
     });
     afterAll(async () => {
       await proxy?.close();
@@ -32,17 +41,32 @@ for (const factory of storeFactories()) {
       scope = { partition: `idem-${ulid()}`, instance: `i-${ulid()}` };
     });
 
-    const ask = (options: { key?: string; stream?: boolean; content?: string; usage?: boolean; origin?: RunningProxy; instance?: string } = {}) =>
-      fetch(`${(options.origin ?? proxy).baseUrl(scope.partition, options.instance ?? scope.instance)}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(options.key ? { 'idempotency-key': options.key } : {}) },
-        body: JSON.stringify({
-          model: 'gpt-4o-mini',
-          stream: options.stream ?? false,
-          ...(options.usage ? { stream_options: { include_usage: true } } : {}),
-          messages: [{ role: 'user', content: options.content ?? 'What is the answer?' }],
-        }),
-      });
+    const ask = (
+      options: {
+        key?: string;
+        stream?: boolean;
+        content?: string;
+        usage?: boolean;
+        origin?: RunningProxy;
+        instance?: string;
+      } = {},
+    ) =>
+      fetch(
+        `${(options.origin ?? proxy).baseUrl(scope.partition, options.instance ?? scope.instance)}/chat/completions`,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(options.key ? { 'idempotency-key': options.key } : {}),
+          },
+          body: JSON.stringify({
+            model: 'gpt-4o-mini',
+            stream: options.stream ?? false,
+            ...(options.usage ? { stream_options: { include_usage: true } } : {}),
+            messages: [{ role: 'user', content: options.content ?? 'What is the answer?' }],
+          }),
+        },
+      );
     const contentOf = async (response: Response) => {
       const answer = await readAnswer(response);
       if (answer.kind === 'json') return answer.body.choices[0]!.message.content;
@@ -56,7 +80,9 @@ for (const factory of storeFactories()) {
       const retry = await ask({ key: 'key-1' });
       expect(retry.status).toBe(200);
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
-      expect(retry.headers.get('x-memory-context-tokens')).toBe(first.headers.get('x-memory-context-tokens'));
+      expect(retry.headers.get('x-memory-context-tokens')).toBe(
+        first.headers.get('x-memory-context-tokens'),
+      );
       expect(await retry.json()).toEqual(firstBody);
       expect(upstream.chatRequests()).toHaveLength(1);
       expect(await store.countMessages(scope)).toBe(2);
@@ -68,8 +94,13 @@ for (const factory of storeFactories()) {
       expect(retry.headers.get('content-type')).toContain('text/event-stream');
       const replay = await readAnswer(retry);
       expect(replay.kind === 'stream' && replay.text).toBe(first);
-      expect(replay.kind === 'stream' && replay.chunks.at(-1)!['usage']).toMatchObject({ completion_tokens: expect.any(Number) });
-      expect(replay.kind === 'stream' && replay.chunks[0]).toMatchObject({ object: 'chat.completion.chunk', choices: [{ delta: { role: 'assistant' } }] });
+      expect(replay.kind === 'stream' && replay.chunks.at(-1)!['usage']).toMatchObject({
+        completion_tokens: expect.any(Number),
+      });
+      expect(replay.kind === 'stream' && replay.chunks[0]).toMatchObject({
+        object: 'chat.completion.chunk',
+        choices: [{ delta: { role: 'assistant' } }],
+      });
       expect(upstream.chatRequests()).toHaveLength(1);
       expect(await store.countMessages(scope)).toBe(2);
     });
@@ -77,22 +108,42 @@ for (const factory of storeFactories()) {
     it('replays a JSON answer to a streaming retry, and a streamed one to a JSON retry', async () => {
       const json = await contentOf(await ask({ key: 'cross-1' }));
       expect(await contentOf(await ask({ key: 'cross-1', stream: true }))).toBe(json);
-      const streamed = await contentOf(await ask({ key: 'cross-2', stream: true, content: 'another question' }));
-      expect(await contentOf(await ask({ key: 'cross-2', content: 'another question' }))).toBe(streamed);
+      const streamed = await contentOf(
+        await ask({ key: 'cross-2', stream: true, content: 'another question' }),
+      );
+      expect(await contentOf(await ask({ key: 'cross-2', content: 'another question' }))).toBe(
+        streamed,
+      );
       expect(upstream.chatRequests()).toHaveLength(2);
     });
 
     it('keeps keys apart by scope, and refuses a key reused for a different request', async () => {
       const here = await contentOf(await ask({ key: 'shared' }));
-      const elsewhere = await contentOf(await ask({ key: 'shared', instance: `${scope.instance}-b` }));
+      const elsewhere = await contentOf(
+        await ask({ key: 'shared', instance: `${scope.instance}-b` }),
+      );
       expect(elsewhere).not.toBe(here);
-      const reused = await expectOpenAiError(await ask({ key: 'shared', content: 'a different question' }), 400);
-      expect(reused.error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+      const reused = await expectOpenAiError(
+        await ask({ key: 'shared', content: 'a different question' }),
+        400,
+      );
+      expect(reused.error).toMatchObject({
+        code: 'idempotency_key_reused',
+        param: 'Idempotency-Key',
+      });
       expect(upstream.chatRequests()).toHaveLength(2);
     });
 
     it('does not store failed or interrupted answers: their retry calls upstream again', async () => {
-      upstream.onChat((request, index) => (index === 0 ? ({ kind: 'json', status: 500, body: { error: { message: 'boom', type: 'server_error', param: null, code: null } } } as FakeReply) : textReply(request, 'after failure')));
+      upstream.onChat((request, index) =>
+        index === 0
+          ? ({
+              kind: 'json',
+              status: 500,
+              body: { error: { message: 'boom', type: 'server_error', param: null, code: null } },
+            } as FakeReply)
+          : textReply(request, 'after failure'),
+      );
       expect((await ask({ key: 'fails' })).status).toBe(500);
       expect(await contentOf(await ask({ key: 'fails' }))).toBe('after failure');
       upstream.onChat((request, index) => {
@@ -101,7 +152,9 @@ for (const factory of storeFactories()) {
       });
       const cut = await readAnswer(await ask({ key: 'cut', stream: true, content: 'cut me' }));
       expect(cut.kind === 'stream' && cut.error?.code).toBe('stream_interrupted');
-      expect(await contentOf(await ask({ key: 'cut', stream: true, content: 'cut me' }))).toBe('cut short by the network today');
+      expect(await contentOf(await ask({ key: 'cut', stream: true, content: 'cut me' }))).toBe(
+        'cut short by the network today',
+      );
       expect(upstream.chatRequests()).toHaveLength(4);
     });
 
@@ -118,13 +171,23 @@ for (const factory of storeFactories()) {
 
     it('keeps answers across a restart (they are in the store) and forgets them after the TTL', async () => {
       const first = await contentOf(await ask({ key: 'durable' }));
-      const restarted = await startProxy({ store, upstreamUrl: upstream.url, env: { IDEMPOTENCY_TTL_SECONDS: '1' } });
+      const restarted = await startProxy({
+        store,
+        upstreamUrl: upstream.url,
+        env: { IDEMPOTENCY_TTL_SECONDS: '1' },
+      });
       try {
         expect(await contentOf(await ask({ key: 'durable', origin: restarted }))).toBe(first);
-        const short = await contentOf(await ask({ key: 'short-lived', origin: restarted, content: 'short' }));
-        expect(await contentOf(await ask({ key: 'short-lived', origin: restarted, content: 'short' }))).toBe(short);
+        const short = await contentOf(
+          await ask({ key: 'short-lived', origin: restarted, content: 'short' }),
+        );
+        expect(
+          await contentOf(await ask({ key: 'short-lived', origin: restarted, content: 'short' })),
+        ).toBe(short);
         await new Promise((resolve) => setTimeout(resolve, 1100));
-        expect(await contentOf(await ask({ key: 'short-lived', origin: restarted, content: 'short' }))).not.toBe(short);
+        expect(
+          await contentOf(await ask({ key: 'short-lived', origin: restarted, content: 'short' })),
+        ).not.toBe(short);
       } finally {
         await restarted.close();
       }

@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../src/config/load-api-keys';
 import { createLogger } from '../src/logger';
 import type { MemoryStore } from '../src/store/memory-store';
-import { startFakeUpstream, textReply, toolCallReply, type FakeUpstream } from './support/fake-upstream';
+import {
+  startFakeUpstream,
+  textReply,
+  toolCallReply,
+  type FakeUpstream,
+} from './support/fake-upstream';
 import { storeSnapshot } from './support/graph-checks';
 import { expectOpenAiError } from './support/http-checks';
 import { startProxy, type RunningProxy } from './support/proxy-harness';
@@ -30,8 +35,18 @@ for (const factory of storeFactories()) {
     const secret = `bobsecret${ulid().toLowerCase()}`;
 
     beforeAll(async () => {
-      const file = path.join(mkdtempSync(path.join(tmpdir(), 'memory-proxy-tenants-')), 'keys.json');
-      writeFileSync(file, JSON.stringify({ [`sha256:${hashApiKey(ALICE_KEY)}`]: [alice], [`sha256:${hashApiKey(BOB_KEY)}`]: [bob], [`sha256:${hashApiKey(ADMIN_KEY)}`]: ['*'] }));
+      const file = path.join(
+        mkdtempSync(path.join(tmpdir(), 'memory-proxy-tenants-')),
+        'keys.json',
+      );
+      writeFileSync(
+        file,
+        JSON.stringify({
+          [`sha256:${hashApiKey(ALICE_KEY)}`]: [alice],
+          [`sha256:${hashApiKey(BOB_KEY)}`]: [bob],
+          [`sha256:${hashApiKey(ADMIN_KEY)}`]: ['*'],
+        }),
+      );
       store = await factory.create();
       upstream = await startFakeUpstream();
       proxy = await startProxy({
@@ -68,25 +83,50 @@ for (const factory of storeFactories()) {
       });
     }
 
-    function call(partition: string, key: string | null, content: string, options: { path?: string; headers?: Record<string, string> } = {}): Promise<Response> {
-      return send(options.path ? `${proxy.origin}${options.path}` : `${proxy.baseUrl(partition, 'chat')}/chat/completions`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}), ...options.headers },
-        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }),
-      });
+    function call(
+      partition: string,
+      key: string | null,
+      content: string,
+      options: { path?: string; headers?: Record<string, string> } = {},
+    ): Promise<Response> {
+      return send(
+        options.path
+          ? `${proxy.origin}${options.path}`
+          : `${proxy.baseUrl(partition, 'chat')}/chat/completions`,
+        {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(key ? { authorization: `Bearer ${key}` } : {}),
+            ...options.headers,
+          },
+          body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] }),
+        },
+      );
     }
 
     it('answers 401 without a key or with an unknown one', async () => {
-      expect((await expectOpenAiError(await call(alice, null, 'hi'), 401)).error.type).toBe('authentication_error');
+      expect((await expectOpenAiError(await call(alice, null, 'hi'), 401)).error.type).toBe(
+        'authentication_error',
+      );
       await expectOpenAiError(await call(alice, 'mp-not-a-key', 'hi'), 401);
-      await expectOpenAiError(await send(`${proxy.origin}/v1/models`, { headers: { authorization: 'Basic abc' } }), 401);
+      await expectOpenAiError(
+        await send(`${proxy.origin}/v1/models`, { headers: { authorization: 'Basic abc' } }),
+        401,
+      );
     });
 
     it("lets a key use its own partition, sending the proxy's upstream key instead of the client's", async () => {
       upstream.reset();
       expect((await call(alice, ALICE_KEY, 'hello from alice')).status).toBe(200);
       expect(upstream.chatRequests()[0]!.headers['authorization']).toBe(`Bearer ${UPSTREAM_KEY}`);
-      expect((await send(`${proxy.baseUrl(alice, 'chat')}/models`, { headers: { authorization: `Bearer ${ALICE_KEY}` } })).status).toBe(200);
+      expect(
+        (
+          await send(`${proxy.baseUrl(alice, 'chat')}/models`, {
+            headers: { authorization: `Bearer ${ALICE_KEY}` },
+          })
+        ).status,
+      ).toBe(200);
       expect(upstream.requests.at(-1)!.headers['authorization']).toBe(`Bearer ${UPSTREAM_KEY}`);
     });
 
@@ -95,17 +135,31 @@ for (const factory of storeFactories()) {
       upstream.reset();
       const attempts = [
         call(bob, ALICE_KEY, 'let me in'),
-        call(bob, ALICE_KEY, 'via header', { path: '/v1/chat/completions', headers: { 'x-memory-partition': bob, 'x-memory-instance': 'chat' } }),
+        call(bob, ALICE_KEY, 'via header', {
+          path: '/v1/chat/completions',
+          headers: { 'x-memory-partition': bob, 'x-memory-instance': 'chat' },
+        }),
         call(bob, ALICE_KEY, 'default scope', { path: '/v1/chat/completions' }),
-        call(bob, ALICE_KEY, 'encoded', { path: `/partition/${encodeURIComponent(bob).replace('b', '%62')}/instance/chat/v1/chat/completions` }),
-        send(`${proxy.baseUrl(bob, 'chat')}/models`, { headers: { authorization: `Bearer ${ALICE_KEY}` } }),
-        send(`${proxy.origin}/v1/models`, { headers: { authorization: `Bearer ${ALICE_KEY}`, 'x-memory-partition': bob } }),
+        call(bob, ALICE_KEY, 'encoded', {
+          path: `/partition/${encodeURIComponent(bob).replace('b', '%62')}/instance/chat/v1/chat/completions`,
+        }),
+        send(`${proxy.baseUrl(bob, 'chat')}/models`, {
+          headers: { authorization: `Bearer ${ALICE_KEY}` },
+        }),
+        send(`${proxy.origin}/v1/models`, {
+          headers: { authorization: `Bearer ${ALICE_KEY}`, 'x-memory-partition': bob },
+        }),
         api('GET', `/partitions/${bob}/instances`),
         api('GET', `/partitions/${bob}/instances/chat`),
         api('GET', `/partitions/${bob}/instances/chat/messages`),
-        api('POST', `/partitions/${bob}/instances/chat/messages`, { messages: [{ role: 'user', content: 'planted by alice' }] }),
+        api('POST', `/partitions/${bob}/instances/chat/messages`, {
+          messages: [{ role: 'user', content: 'planted by alice' }],
+        }),
         api('POST', `/partitions/${bob}/instances/chat/search`, { query: 'locker code' }),
-        api('POST', `/partitions/${bob}/instances/chat/fork`, { message_id: 'x', new_instance: 'stolen' }),
+        api('POST', `/partitions/${bob}/instances/chat/fork`, {
+          message_id: 'x',
+          new_instance: 'stolen',
+        }),
         api('DELETE', `/partitions/${bob}/instances/chat?purge=true`),
         api('GET', `/export?partition=${bob}`),
         // Routes that span partitions need a key granted all of them.
@@ -122,12 +176,21 @@ for (const factory of storeFactories()) {
     });
 
     it("keeps memory tools and retrieval inside the key's partition", async () => {
-      const bobTurns = await store.listMessages({ partition: bob, instance: 'chat' }, { limit: 10 });
+      const bobTurns = await store.listMessages(
+        { partition: bob, instance: 'chat' },
+        { limit: 10 },
+      );
       upstream.onChat((request) => {
-        if ((request.body.messages as { role: string }[]).some((message) => message.role === 'tool')) return textReply(request, 'done looking');
+        if (
+          (request.body.messages as { role: string }[]).some((message) => message.role === 'tool')
+        )
+          return textReply(request, 'done looking');
         return toolCallReply(request, [
           { name: 'get_message_by_id', arguments: JSON.stringify({ message_id: bobTurns[0]!.id }) },
-          { name: 'search_and_retrieve', arguments: JSON.stringify({ query: 'What is my locker code?' }) },
+          {
+            name: 'search_and_retrieve',
+            arguments: JSON.stringify({ query: 'What is my locker code?' }),
+          },
         ]);
       });
       expect((await call(alice, ALICE_KEY, 'what is the locker code?')).status).toBe(200);
@@ -139,7 +202,9 @@ for (const factory of storeFactories()) {
     it('lets a key manage, search and export its own partition through /api/v1', async () => {
       expect((await api('GET', `/partitions/${alice}/instances`)).status).toBe(200);
       expect((await api('GET', `/partitions/${alice}/instances/chat/messages`)).status).toBe(200);
-      const search = await api('POST', `/partitions/${alice}/instances/chat/search`, { query: 'locker code' });
+      const search = await api('POST', `/partitions/${alice}/instances/chat/search`, {
+        query: 'locker code',
+      });
       expect(search.status).toBe(200);
       expect(await search.text()).not.toContain(secret);
       const exported = await api('GET', `/export?partition=${alice}`);
@@ -159,7 +224,14 @@ for (const factory of storeFactories()) {
       upstream.onChat((request) => ({
         kind: 'json',
         status: 401,
-        body: { error: { message: `Incorrect API key provided: ${request.headers['authorization']}`, type: 'invalid_request_error', param: null, code: 'invalid_api_key' } },
+        body: {
+          error: {
+            message: `Incorrect API key provided: ${request.headers['authorization']}`,
+            type: 'invalid_request_error',
+            param: null,
+            code: 'invalid_api_key',
+          },
+        },
       }));
       const refused = await call(alice, ALICE_KEY, 'echo my key back');
       expect(refused.status).toBe(401);
@@ -177,7 +249,15 @@ describe('refusing to listen unauthenticated beyond loopback', () => {
   it('stops at startup with a message naming ALLOW_UNAUTHENTICATED', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: path.join(import.meta.dirname, '..'),
-      env: { ...process.env, HOST: '0.0.0.0', PORT: '0', DATA_DIR: mkdtempSync(path.join(tmpdir(), 'memory-proxy-host-')), NEO4J_URI: '', PROXY_API_KEYS_FILE: '', ALLOW_UNAUTHENTICATED: '' },
+      env: {
+        ...process.env,
+        HOST: '0.0.0.0',
+        PORT: '0',
+        DATA_DIR: mkdtempSync(path.join(tmpdir(), 'memory-proxy-host-')),
+        NEO4J_URI: '',
+        PROXY_API_KEYS_FILE: '',
+        ALLOW_UNAUTHENTICATED: '',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';

@@ -13,13 +13,29 @@ function keysFile(content: unknown): string {
 
 describe('loadApiKeys', () => {
   it('reads hashed keys with their partitions, and "*" as every partition', () => {
-    const table = loadApiKeys(keysFile({ [`sha256:${hashApiKey('key-for-alice-0001')}`]: ['alice', 'alice-work'], [hashApiKey('admin-key-00000001')]: ['*'] }));
-    expect(table.get(hashApiKey('key-for-alice-0001'))).toEqual({ id: hashApiKey('key-for-alice-0001').slice(0, 12), partitions: new Set(['alice', 'alice-work']) });
+    const table = loadApiKeys(
+      keysFile({
+        [`sha256:${hashApiKey('key-for-alice-0001')}`]: ['alice', 'alice-work'],
+        [hashApiKey('admin-key-00000001')]: ['*'],
+      }),
+    );
+    expect(table.get(hashApiKey('key-for-alice-0001'))).toEqual({
+      id: hashApiKey('key-for-alice-0001').slice(0, 12),
+      partitions: new Set(['alice', 'alice-work']),
+    });
     expect(table.get(hashApiKey('admin-key-00000001'))?.partitions).toBe('all');
   });
 
   it('refuses plain keys, bad partition names and empty grants, naming PROXY_API_KEYS_FILE', () => {
-    for (const content of [{ 'sk-plain-key-1234567': ['alice'] }, { [hashApiKey('k')]: ['../x'] }, { [hashApiKey('k')]: [] }, { [hashApiKey('k')]: 'alice' }, {}, [], 'not json']) {
+    for (const content of [
+      { 'sk-plain-key-1234567': ['alice'] },
+      { [hashApiKey('k')]: ['../x'] },
+      { [hashApiKey('k')]: [] },
+      { [hashApiKey('k')]: 'alice' },
+      {},
+      [],
+      'not json',
+    ]) {
       expect(() => loadApiKeys(keysFile(content))).toThrow(ConfigError);
       try {
         loadApiKeys(keysFile(content));
@@ -38,7 +54,8 @@ describe('listening beyond loopback', () => {
       expect(() => loadConfig({ HOST: host })).toThrow(/ALLOW_UNAUTHENTICATED/);
       expect(loadConfig({ HOST: host, ALLOW_UNAUTHENTICATED: 'true' }).host).toBe(host);
     }
-    for (const host of ['127.0.0.1', '127.8.9.1', 'localhost', '::1', '[::1]']) expect(loadConfig({ HOST: host }).host).toBe(host);
+    for (const host of ['127.0.0.1', '127.8.9.1', 'localhost', '::1', '[::1]'])
+      expect(loadConfig({ HOST: host }).host).toBe(host);
     const file = keysFile({ [hashApiKey('a-key-of-enough-length')]: ['alice'] });
     expect(loadConfig({ HOST: '0.0.0.0', PROXY_API_KEYS_FILE: file }).apiKeys?.size).toBe(1);
   });

@@ -31,10 +31,16 @@ export function loadApiKeys(file: string): ApiKeyTable {
   try {
     parsed = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new ConfigError('PROXY_API_KEYS_FILE', `cannot read ${file}: ${(error as Error).message}`);
+    throw new ConfigError(
+      'PROXY_API_KEYS_FILE',
+      `cannot read ${file}: ${(error as Error).message}`,
+    );
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError('PROXY_API_KEYS_FILE', `${file} must hold a JSON object of "sha256:<hex>": ["partition", ...]`);
+    throw new ConfigError(
+      'PROXY_API_KEYS_FILE',
+      `${file} must hold a JSON object of "sha256:<hex>": ["partition", ...]`,
+    );
   }
   const table = new Map<string, ApiKeyGrant>();
   for (const [name, value] of Object.entries(parsed)) {
@@ -54,12 +60,23 @@ export function loadApiKeys(file: string): ApiKeyTable {
 function grantedPartitions(value: unknown, hash: string): ReadonlySet<string> | 'all' {
   const where = `key sha256:${hash.slice(0, 12)}…`;
   if (!Array.isArray(value) || value.length === 0) {
-    throw new ConfigError('PROXY_API_KEYS_FILE', `${where} needs a non-empty array of partition names (or ["*"])`);
+    throw new ConfigError(
+      'PROXY_API_KEYS_FILE',
+      `${where} needs a non-empty array of partition names (or ["*"])`,
+    );
   }
   if (value.includes('*')) return 'all';
   for (const partition of value) {
-    if (typeof partition !== 'string' || !PARTITION_NAME.test(partition) || partition === '.' || partition === '..') {
-      throw new ConfigError('PROXY_API_KEYS_FILE', `${where} names an invalid partition ${JSON.stringify(partition)}`);
+    if (
+      typeof partition !== 'string' ||
+      !PARTITION_NAME.test(partition) ||
+      partition === '.' ||
+      partition === '..'
+    ) {
+      throw new ConfigError(
+        'PROXY_API_KEYS_FILE',
+        `${where} names an invalid partition ${JSON.stringify(partition)}`,
+      );
     }
   }
   return new Set(value as string[]);

@@ -36,14 +36,20 @@ export function accessControl(options: AccessControlOptions): MiddlewareHandler<
     if (partition === null) {
       const grant = c.get('grant');
       if (grant && grant.partitions !== 'all' && c.req.path.startsWith('/api/')) {
-        throw new PermissionDeniedError('This route spans partitions; it needs an API key granted every partition ("*").', { code: 'partition_forbidden' });
+        throw new PermissionDeniedError(
+          'This route spans partitions; it needs an API key granted every partition ("*").',
+          { code: 'partition_forbidden' },
+        );
       }
     } else {
       assertPartitionAccess(c, partition);
       const decision = options.rateLimiter?.take(partition);
       if (decision && !decision.allowed) {
         options.onRateLimited?.();
-        throw new RateLimitError(`Partition ${JSON.stringify(partition)} is over its limit of requests per minute; retry in ${decision.retryAfterSeconds} s.`, decision.retryAfterSeconds);
+        throw new RateLimitError(
+          `Partition ${JSON.stringify(partition)} is over its limit of requests per minute; retry in ${decision.retryAfterSeconds} s.`,
+          decision.retryAfterSeconds,
+        );
       }
     }
     await next();
@@ -54,7 +60,10 @@ export function accessControl(options: AccessControlOptions): MiddlewareHandler<
 export function assertPartitionAccess(c: Context<AppEnv>, partition: string): void {
   const grant = c.get('grant');
   if (!grant || mayUse(grant, partition)) return;
-  throw new PermissionDeniedError(`This API key may not use partition ${JSON.stringify(partition.slice(0, 140))}.`, { param: 'partition', code: 'partition_forbidden' });
+  throw new PermissionDeniedError(
+    `This API key may not use partition ${JSON.stringify(partition.slice(0, 140))}.`,
+    { param: 'partition', code: 'partition_forbidden' },
+  );
 }
 
 /** Whether a grant covers a partition; routes that list partitions filter with it. */
@@ -70,7 +79,9 @@ export function forwardedAuthorization(c: Context<AppEnv>): string | null {
 function authenticate(header: string | undefined, keys: ApiKeyTable): ApiKeyGrant {
   const key = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
   if (key === undefined) {
-    throw new AuthenticationError('This proxy needs an API key: send it as "Authorization: Bearer <key>".');
+    throw new AuthenticationError(
+      'This proxy needs an API key: send it as "Authorization: Bearer <key>".',
+    );
   }
   // A lookup by hash: the comparison never touches the key itself, so its timing reveals nothing.
   const grant = keys.get(hashApiKey(key));
@@ -82,7 +93,8 @@ function authenticate(header: string | undefined, keys: ApiKeyTable): ApiKeyGran
 function requestPartition(c: Context<AppEnv>): string | null {
   const inPath = PARTITION_IN_PATH.exec(c.req.path)?.[1];
   if (inPath !== undefined) return decode(inPath);
-  if (c.req.path.startsWith('/v1/')) return c.req.header('x-memory-partition') ?? DEFAULT_SCOPE.partition;
+  if (c.req.path.startsWith('/v1/'))
+    return c.req.header('x-memory-partition') ?? DEFAULT_SCOPE.partition;
   if (PARTITION_IN_QUERY.has(c.req.path)) return c.req.query('partition') ?? null;
   return null;
 }

@@ -9,7 +9,10 @@ import type { AppEnv } from './app-env';
  * make a metric per user) and writes one access log line with the request id. The time is to
  * the response headers: for a stream, its first byte.
  */
-export function observeRequests(deps: { metrics: ProxyMetrics; logger: Logger }): MiddlewareHandler<AppEnv> {
+export function observeRequests(deps: {
+  metrics: ProxyMetrics;
+  logger: Logger;
+}): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     await next();
@@ -20,12 +23,22 @@ export function observeRequests(deps: { metrics: ProxyMetrics; logger: Logger })
     deps.metrics.httpRequests.inc(labels);
     deps.metrics.httpDuration.observe(labels, seconds);
     if (route !== '/metrics' && route !== '/health') {
-      deps.logger.info('request', { requestId: c.get('requestId'), method: c.req.method, route, status: c.res.status, durationMs: Math.round(seconds * 1000) });
+      deps.logger.info('request', {
+        requestId: c.get('requestId'),
+        method: c.req.method,
+        route,
+        status: c.res.status,
+        durationMs: Math.round(seconds * 1000),
+      });
     }
   };
 }
 
 /** Registers GET /metrics in the Prometheus text format. */
 export function registerMetricsRoute(app: Hono<AppEnv>, metrics: ProxyMetrics): void {
-  app.get('/metrics', (c) => c.body(metrics.registry.render(), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }));
+  app.get('/metrics', (c) =>
+    c.body(metrics.registry.render(), 200, {
+      'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+    }),
+  );
 }

@@ -30,6 +30,8 @@ describe('RateLimiter', () => {
     for (let i = 0; i < 20_000; i++) limiter.take(`p${i}`);
     now = 60_000;
     limiter.take('fresh');
-    expect((limiter as unknown as { buckets: Map<string, unknown> }).buckets.size).toBeLessThan(20_000);
+    expect((limiter as unknown as { buckets: Map<string, unknown> }).buckets.size).toBeLessThan(
+      20_000,
+    );
   });
 });

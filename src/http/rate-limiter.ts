@@ -36,12 +36,16 @@ export class RateLimiter {
       bucket.tokens -= 1;
       return { allowed: true };
     }
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000)) };
+    return {
+      allowed: false,
+      retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perMs / 1000)),
+    };
   }
 
   private prune(now: number): void {
     for (const [key, bucket] of this.buckets) {
-      if (bucket.tokens + (now - bucket.at) * this.perMs >= this.perMinute) this.buckets.delete(key);
+      if (bucket.tokens + (now - bucket.at) * this.perMs >= this.perMinute)
+        this.buckets.delete(key);
     }
   }
 }

@@ -7,7 +7,9 @@ interface Metric {
 }
 
 /** Seconds buckets for latencies from a cache hit to a long generation. */
-export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+export const LATENCY_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120,
+];
 
 /** A counter per label set; only goes up. */
 export class Counter implements Metric {
@@ -33,14 +35,18 @@ export class Counter implements Metric {
 
   render(): string[] {
     const lines = header(this.name, this.help, 'counter');
-    for (const { labels, value } of this.series.values()) lines.push(`${this.name}${formatLabels(labels)} ${value}`);
+    for (const { labels, value } of this.series.values())
+      lines.push(`${this.name}${formatLabels(labels)} ${value}`);
     return lines;
   }
 }
 
 /** A histogram per label set, with cumulative buckets, sum and count. */
 export class Histogram implements Metric {
-  private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
+  private readonly series = new Map<
+    string,
+    { labels: Labels; counts: number[]; sum: number; count: number }
+  >();
 
   constructor(
     readonly name: string,
@@ -71,7 +77,9 @@ export class Histogram implements Metric {
   render(): string[] {
     const lines = header(this.name, this.help, 'histogram');
     for (const { labels, counts, sum, count } of this.series.values()) {
-      this.buckets.forEach((bound, index) => lines.push(`${this.name}_bucket${formatLabels({ ...labels, le: bound })} ${counts[index]}`));
+      this.buckets.forEach((bound, index) =>
+        lines.push(`${this.name}_bucket${formatLabels({ ...labels, le: bound })} ${counts[index]}`),
+      );
       lines.push(`${this.name}_bucket${formatLabels({ ...labels, le: '+Inf' })} ${count}`);
       lines.push(`${this.name}_sum${formatLabels(labels)} ${sum}`);
       lines.push(`${this.name}_count${formatLabels(labels)} ${count}`);
@@ -135,6 +143,9 @@ function formatLabels(labels: Labels): string {
   const entries = Object.entries(labels);
   if (entries.length === 0) return '';
   // The exposition format escapes backslash, double quote and newline in label values.
-  const escaped = entries.map(([name, value]) => `${name}="${String(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
+  const escaped = entries.map(
+    ([name, value]) =>
+      `${name}="${String(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`,
+  );
   return `{${escaped.join(',')}}`;
 }

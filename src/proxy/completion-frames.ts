@@ -24,7 +24,10 @@ interface ChoiceLike {
  * chunk, its content, its tool calls with stable index and id, a finish chunk; then the usage
  * chunk when asked for, then `[DONE]`. Used to replay a stored answer to a streaming retry.
  */
-export function* completionFrames(completion: CompletionLike, options: { includeUsage: boolean }): Generator<string> {
+export function* completionFrames(
+  completion: CompletionLike,
+  options: { includeUsage: boolean },
+): Generator<string> {
   const base = {
     id: completion.id,
     object: 'chat.completion.chunk',
@@ -33,17 +36,33 @@ export function* completionFrames(completion: CompletionLike, options: { include
     system_fingerprint: completion.system_fingerprint ?? null,
     ...(completion.service_tier !== undefined ? { service_tier: completion.service_tier } : {}),
   };
-  const frame = (choices: unknown[], extra: Record<string, unknown> = {}) => `data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`;
+  const frame = (choices: unknown[], extra: Record<string, unknown> = {}) =>
+    `data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`;
   const choices = (Array.isArray(completion.choices) ? completion.choices : []) as ChoiceLike[];
   for (const [position, choice] of choices.entries()) {
     const index = choice.index ?? position;
     const message = choice.message ?? {};
-    const delta = (fields: Record<string, unknown>, finish: unknown = null) => [{ index, delta: fields, logprobs: null, finish_reason: finish }];
+    const delta = (fields: Record<string, unknown>, finish: unknown = null) => [
+      { index, delta: fields, logprobs: null, finish_reason: finish },
+    ];
     yield frame(delta({ role: 'assistant', content: '', refusal: null }));
-    if (typeof message.content === 'string' && message.content !== '') yield frame(delta({ content: message.content }));
-    if (typeof message.refusal === 'string' && message.refusal !== '') yield frame(delta({ refusal: message.refusal }));
+    if (typeof message.content === 'string' && message.content !== '')
+      yield frame(delta({ content: message.content }));
+    if (typeof message.refusal === 'string' && message.refusal !== '')
+      yield frame(delta({ refusal: message.refusal }));
     for (const [callIndex, call] of (message.tool_calls ?? []).entries()) {
-      yield frame(delta({ tool_calls: [{ index: callIndex, id: call.id, type: call.type ?? 'function', function: { name: call.function.name, arguments: call.function.arguments } }] }));
+      yield frame(
+        delta({
+          tool_calls: [
+            {
+              index: callIndex,
+              id: call.id,
+              type: call.type ?? 'function',
+              function: { name: call.function.name, arguments: call.function.arguments },
+            },
+          ],
+        }),
+      );
     }
     yield frame(delta({}, choice.finish_reason ?? 'stop'));
   }

@@ -13,11 +13,17 @@ export function memorylessRequest(options: {
   contextWindowOverride: number | null;
 }): PreparedRequest {
   const { body, config } = options;
-  const contextWindow = options.contextWindowOverride ?? lookupModel(config.models, body.model)?.contextWindow ?? config.defaultContextWindow;
+  const contextWindow =
+    options.contextWindowOverride ??
+    lookupModel(config.models, body.model)?.contextWindow ??
+    config.defaultContextWindow;
   const reserve = body['max_completion_tokens'] ?? body['max_tokens'];
   const budget = computeBudget({
     contextWindow,
-    responseReserve: typeof reserve === 'number' ? reserve : Math.min(config.defaultResponseReserve, Math.floor(contextWindow / 4)),
+    responseReserve:
+      typeof reserve === 'number'
+        ? reserve
+        : Math.min(config.defaultResponseReserve, Math.floor(contextWindow / 4)),
     toolsTokens: countToolsTokens(body['tools']),
     safetyMargin: config.safetyMargin,
   });

@@ -19,7 +19,9 @@ function flakyStore() {
     },
     async close() {},
     async health() {
-      return state.down ? { ok: false, store: 'sqlite', detail: 'connection refused' } : { ok: true, store: 'sqlite', detail: 'ok' };
+      return state.down
+        ? { ok: false, store: 'sqlite', detail: 'connection refused' }
+        : { ok: true, store: 'sqlite', detail: 'ok' };
     },
   } as unknown as MemoryStore;
   return { store, state };
@@ -31,13 +33,22 @@ describe('guardStore', () => {
   it('fails fast once the store is down, probes its health in the background, and closes when it is back', async () => {
     const { store, state } = flakyStore();
     const changes: boolean[] = [];
-    const guard = guardStore(store, { now: () => 5, probeIntervalMs: 20, onChange: (next) => changes.push(next.up) });
+    const guard = guardStore(store, {
+      now: () => 5,
+      probeIntervalMs: 20,
+      onChange: (next) => changes.push(next.up),
+    });
     expect(await guard.store.countMessages(scope)).toBe(7);
     state.down = true;
     await expect(guard.store.countMessages(scope)).rejects.toThrow('connection refused');
-    expect(guard.state()).toMatchObject({ up: false, reason: expect.stringContaining('connection refused'), since: 5 });
+    expect(guard.state()).toMatchObject({
+      up: false,
+      reason: expect.stringContaining('connection refused'),
+      since: 5,
+    });
     const reached = state.calls;
-    for (let i = 0; i < 5; i++) await expect(guard.store.countMessages(scope)).rejects.toBeInstanceOf(StoreUnavailableError);
+    for (let i = 0; i < 5; i++)
+      await expect(guard.store.countMessages(scope)).rejects.toBeInstanceOf(StoreUnavailableError);
     expect(state.calls).toBe(reached);
     state.down = false;
     await new Promise((resolve) => setTimeout(resolve, 60));
@@ -68,7 +79,9 @@ describe('guardStore', () => {
   it('times every call with its outcome', async () => {
     const { store, state } = flakyStore();
     const seen: string[] = [];
-    const guard = guardStore(store, { observe: (method, outcome) => seen.push(`${method}:${outcome}`) });
+    const guard = guardStore(store, {
+      observe: (method, outcome) => seen.push(`${method}:${outcome}`),
+    });
     await guard.store.countMessages(scope);
     await guard.store.getMessage(scope, 'x').catch(() => undefined);
     state.down = true;

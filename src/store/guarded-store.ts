@@ -70,7 +70,11 @@ export function guardStore(inner: MemoryStore, options: StoreGuardOptions = {}):
     function guarded(...args: unknown[]): unknown {
       if (!state.up && method.constructor.name === 'AsyncFunction') {
         options.observe?.(name, 'unavailable', 0);
-        return Promise.reject(new StoreUnavailableError(`The memory store is unavailable (${state.reason}); try again shortly.`));
+        return Promise.reject(
+          new StoreUnavailableError(
+            `The memory store is unavailable (${state.reason}); try again shortly.`,
+          ),
+        );
       }
       const started = performance.now();
       const result = method.apply(inner, args);
@@ -83,7 +87,11 @@ export function guardStore(inner: MemoryStore, options: StoreGuardOptions = {}):
         },
         (error: unknown) => {
           const unavailable = error instanceof StoreUnavailableError;
-          options.observe?.(name, unavailable ? 'unavailable' : 'error', (performance.now() - started) / 1000);
+          options.observe?.(
+            name,
+            unavailable ? 'unavailable' : 'error',
+            (performance.now() - started) / 1000,
+          );
           if (unavailable) markDown(error.message);
           throw error;
         },
@@ -97,7 +105,8 @@ export function guardStore(inner: MemoryStore, options: StoreGuardOptions = {}):
       if (typeof value !== 'function') return value;
       if (property === 'health') return health;
       if (property === 'close') return close;
-      if (typeof property !== 'string' || UNGUARDED.has(property)) return (value as (...args: unknown[]) => unknown).bind(target);
+      if (typeof property !== 'string' || UNGUARDED.has(property))
+        return (value as (...args: unknown[]) => unknown).bind(target);
       let wrapper = wrappers.get(property);
       if (!wrapper) {
         wrapper = wrap(property, value as (...args: unknown[]) => unknown);
@@ -108,7 +117,13 @@ export function guardStore(inner: MemoryStore, options: StoreGuardOptions = {}):
   });
 
   async function health(): Promise<StoreHealth> {
-    const result = await inner.health().catch((error: unknown) => ({ ok: false, store: inner.kind, detail: (error as Error).message }));
+    const result = await inner
+      .health()
+      .catch((error: unknown) => ({
+        ok: false,
+        store: inner.kind,
+        detail: (error as Error).message,
+      }));
     if (result.ok) markUp();
     else markDown(result.detail);
     return result;

@@ -30,15 +30,26 @@ export function sseData(text: string): string[] {
  * What a client got, checked to be well formed: an error in OpenAI's shape (status >= 400), a
  * JSON completion, or a 200 stream whose every frame is JSON and which ends with `[DONE]`.
  */
-export async function readAnswer(response: Response): Promise<
+export async function readAnswer(
+  response: Response,
+): Promise<
   | { kind: 'error'; status: number; body: ErrorBody }
   | { kind: 'json'; body: { choices: { message: { content: string | null } }[] } }
-  | { kind: 'stream'; chunks: Record<string, unknown>[]; error: ErrorBody['error'] | null; text: string }
+  | {
+      kind: 'stream';
+      chunks: Record<string, unknown>[];
+      error: ErrorBody['error'] | null;
+      text: string;
+    }
 > {
-  if (response.status >= 400) return { kind: 'error', status: response.status, body: await expectOpenAiError(response) };
+  if (response.status >= 400)
+    return { kind: 'error', status: response.status, body: await expectOpenAiError(response) };
   expect(response.status).toBe(200);
   if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
-    return { kind: 'json', body: (await response.json()) as { choices: { message: { content: string | null } }[] } };
+    return {
+      kind: 'json',
+      body: (await response.json()) as { choices: { message: { content: string | null } }[] },
+    };
   }
   const frames = sseData(await response.text());
   expect(frames.at(-1)).toBe('[DONE]');
@@ -48,7 +59,16 @@ export async function readAnswer(response: Response): Promise<
   expect(errors.length).toBeLessThanOrEqual(1);
   if (errors.length === 1) expect(chunks.at(-1)).toBe(errors[0]);
   const text = chunks
-    .map((chunk) => ((chunk['choices'] as { delta?: { content?: string } }[] | undefined)?.[0]?.delta?.content ?? ''))
+    .map(
+      (chunk) =>
+        (chunk['choices'] as { delta?: { content?: string } }[] | undefined)?.[0]?.delta?.content ??
+        '',
+    )
     .join('');
-  return { kind: 'stream', chunks, error: (errors[0]?.['error'] as ErrorBody['error'] | undefined) ?? null, text };
+  return {
+    kind: 'stream',
+    chunks,
+    error: (errors[0]?.['error'] as ErrorBody['error'] | undefined) ?? null,
+    text,
+  };
 }

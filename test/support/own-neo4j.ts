@@ -22,7 +22,13 @@ export interface OwnNeo4j {
 /** Prepares a Neo4j on `port` with its data in a fresh temporary folder (started by start()). */
 export function ownNeo4j(port: number): OwnNeo4j {
   const home = mkdtempSync(path.join(tmpdir(), 'memory-proxy-own-neo4j-'));
-  const env = { ...process.env, NEO4J_PORT: String(port), NEO4J_HOME_DIR: home, NEO4J_HEAP: '512m', NEO4J_PAGECACHE_MB: '64' };
+  const env = {
+    ...process.env,
+    NEO4J_PORT: String(port),
+    NEO4J_HOME_DIR: home,
+    NEO4J_HEAP: '512m',
+    NEO4J_PAGECACHE_MB: '64',
+  };
   const script = (command: string) => run('bash', [SCRIPT, command], { env, timeout: 240_000 });
   return {
     config: { uri: `bolt://127.0.0.1:${port}`, user: 'neo4j', password: '', database: 'neo4j' },

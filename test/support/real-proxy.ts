@@ -38,7 +38,11 @@ export async function startRealProxy(env: Record<string, string>): Promise<RealP
         if (url) resolve(url);
       }
     });
-    child.once('exit', (code) => reject(new Error(`the proxy exited (${code}) before listening:\n${log.join('\n')}${buffered}`)));
+    child.once('exit', (code) =>
+      reject(
+        new Error(`the proxy exited (${code}) before listening:\n${log.join('\n')}${buffered}`),
+      ),
+    );
   });
   return {
     origin,

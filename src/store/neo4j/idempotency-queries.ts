@@ -16,7 +16,11 @@ export async function ensureIdempotencySchema(runner: Neo4jRunner): Promise<void
 }
 
 /** The unexpired answer stored under a key of the scope, or null. */
-export async function getIdempotent(scoped: ScopedRunner, key: string, now: number): Promise<IdempotentEntry | null> {
+export async function getIdempotent(
+  scoped: ScopedRunner,
+  key: string,
+  now: number,
+): Promise<IdempotentEntry | null> {
   const { runner, scope } = scoped;
   const rows = await runner.read(
     `MATCH (k:IdempotencyKey {partition: $partition, instance: $instance, key: $key})
@@ -35,7 +39,11 @@ export async function getIdempotent(scoped: ScopedRunner, key: string, now: numb
 }
 
 /** Stores or replaces the answer of a key (MERGE on the unique scope and key), dropping expired ones. */
-export async function putIdempotent(scoped: ScopedRunner, entry: IdempotentEntry, now: number): Promise<void> {
+export async function putIdempotent(
+  scoped: ScopedRunner,
+  entry: IdempotentEntry,
+  now: number,
+): Promise<void> {
   const { runner, scope } = scoped;
   await runner.writeTransaction(async (transaction) => {
     await transaction.run(

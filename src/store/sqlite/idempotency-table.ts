@@ -26,7 +26,10 @@ export interface IdempotencyTable {
 /** Creates the idempotency table when missing and prepares its statements. */
 export function openIdempotencyTable(db: Database.Database): IdempotencyTable {
   db.exec(CREATE);
-  const select = db.prepare<{ partition: string; instance: string; key: string; now: number }, { key: string; response: string; createdAt: number; expiresAt: number }>(
+  const select = db.prepare<
+    { partition: string; instance: string; key: string; now: number },
+    { key: string; response: string; createdAt: number; expiresAt: number }
+  >(
     `SELECT key, response, created_at AS createdAt, expires_at AS expiresAt FROM idempotency_keys
      WHERE partition = @partition AND instance = @instance AND key = @key AND expires_at > @now`,
   );
@@ -36,7 +39,9 @@ export function openIdempotencyTable(db: Database.Database): IdempotencyTable {
      ON CONFLICT (partition, instance, key) DO UPDATE SET
        created_at = excluded.created_at, expires_at = excluded.expires_at, response = excluded.response`,
   );
-  const expire = db.prepare('DELETE FROM idempotency_keys WHERE partition = @partition AND instance = @instance AND expires_at <= @now');
+  const expire = db.prepare(
+    'DELETE FROM idempotency_keys WHERE partition = @partition AND instance = @instance AND expires_at <= @now',
+  );
   const put = db.transaction((scope: Scope, entry: IdempotentEntry, now: number) => {
     expire.run({ ...scopeParams(scope), now });
     upsert.run({ ...scopeParams(scope), ...entry });
