@@ -19,6 +19,8 @@ export interface IndexThresholds {
 export const DEFAULT_THRESHOLDS: IndexThresholds = { full: 50, snippets: 500, clusters: 5000 };
 /** More characters a token never averages over an index entry. */
 const MAX_CHARACTERS_PER_TOKEN = 8;
+/** Best-matching turns quoted for each cluster. */
+const CLUSTER_SAMPLES = 3;
 /** Turns of a cluster lie within this many sequence numbers of each other. */
 const CLUSTER_SPAN = 24;
 
@@ -116,12 +118,15 @@ function clusterEntries(input: MemoryIndexInput, strategy: 'clusters' | 'hierarc
   for (const cluster of ranked) {
     const first = cluster[0]!.message;
     const last = cluster.at(-1)!.message;
-    const top = [...cluster].sort((a, b) => b.score - a.score)[0]!;
+    // The cluster's summary: its best-matching turns, so a fact is visible whichever turn
+    // around it matched best.
+    const top = [...cluster].sort((a, b) => b.score - a.score).slice(0, CLUSTER_SAMPLES);
+    const summary = top.map((hit) => `[${hit.message.id}] ${hit.message.role}: ${JSON.stringify(snippet((hit.chunk ?? hit.message).content, input.snippetLength))}`).join(' | ');
     const id = `c:${first.seq}-${last.seq}`;
     const period = strategy === 'hierarchical' ? `${monthOf(first)} ` : '';
     const ids = cluster.map((hit) => hit.message.id);
     entries.push({
-      text: `- ${period}cluster ${id} (${cluster.length} matching turns, ${dateOf(first)}..${dateOf(last)}): ${JSON.stringify(snippet(top.message.content, input.snippetLength))} ids: ${ids.join(',')}`,
+      text: `- ${period}cluster ${id} (${cluster.length} matching turns, ${dateOf(first)}..${dateOf(last)}): ${summary} ids: ${ids.join(',')}`,
       ids,
     });
   }

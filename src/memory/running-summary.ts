@@ -116,7 +116,7 @@ function lineFor(turn: StoredMessage): string {
 }
 
 /** User statements of fact (first person, numbers, names) are what later questions ask about. */
-function salience(turn: StoredMessage): number {
+function salience(turn: Pick<StoredMessage, 'role' | 'content'>): number {
   const text = turn.content;
   let score = turn.role === 'user' ? 2 : 1;
   if (/\d/.test(text)) score += 1;
@@ -137,5 +137,21 @@ function parseLines(content: string): SummaryLine[] {
     .split('\n')
     .slice(1)
     .filter((text) => text.startsWith('- '))
-    .map((text, index) => ({ text, salience: 1.5, seq: index }));
+    .map((text, index) => ({ text, salience: lineSalience(text), seq: index }));
+}
+
+/**
+ * A folded line keeps the worth of the turn it quotes, so facts from early blocks are not the
+ * first thing dropped when later blocks are folded in.
+ */
+function lineSalience(line: string): number {
+  const match = /^- \[[^\]]*\] (user|assistant|tool): (".*")$/.exec(line);
+  if (!match) return 1;
+  let content: string;
+  try {
+    content = JSON.parse(match[2]!) as string;
+  } catch {
+    return 1;
+  }
+  return salience({ role: match[1] as StoredMessage['role'], content });
 }
