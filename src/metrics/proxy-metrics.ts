@@ -43,21 +43,74 @@ export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
   const registry = new Registry();
   const metrics: ProxyMetrics = {
     registry,
-    httpRequests: registry.counter('memory_proxy_http_requests_total', 'HTTP requests by route, method and status.'),
-    httpDuration: registry.histogram('memory_proxy_http_request_duration_seconds', 'Seconds from request to response headers (first byte of a stream).'),
-    upstreamRequests: registry.counter('memory_proxy_upstream_requests_total', 'Calls to the upstream model server by path and outcome.'),
-    upstreamDuration: registry.histogram('memory_proxy_upstream_duration_seconds', 'Seconds per upstream call until its answer or first stream event.'),
-    toolRounds: registry.histogram('memory_proxy_tool_rounds', 'Memory tool rounds per chat request.', ROUND_BUCKETS),
-    contextTokens: registry.histogram('memory_proxy_context_tokens', 'Tokens of the context sent upstream per chat request.', TOKEN_BUCKETS),
-    storeDuration: registry.histogram('memory_proxy_store_duration_seconds', 'Seconds per memory store call by method and outcome.'),
-    rateLimited: registry.counter('memory_proxy_rate_limited_total', 'Requests refused by the per-partition rate limit.'),
-    idempotentReplays: registry.counter('memory_proxy_idempotent_replays_total', 'Stored answers replayed for a repeated Idempotency-Key.'),
-    memorylessAnswers: registry.counter('memory_proxy_memoryless_answers_total', 'Requests answered without memory while the store was down.'),
+    httpRequests: registry.counter(
+      'memory_proxy_http_requests_total',
+      'HTTP requests by route, method and status.',
+    ),
+    httpDuration: registry.histogram(
+      'memory_proxy_http_request_duration_seconds',
+      'Seconds from request to response headers (first byte of a stream).',
+    ),
+    upstreamRequests: registry.counter(
+      'memory_proxy_upstream_requests_total',
+      'Calls to the upstream model server by path and outcome.',
+    ),
+    upstreamDuration: registry.histogram(
+      'memory_proxy_upstream_duration_seconds',
+      'Seconds per upstream call until its answer or first stream event.',
+    ),
+    toolRounds: registry.histogram(
+      'memory_proxy_tool_rounds',
+      'Memory tool rounds per chat request.',
+      ROUND_BUCKETS,
+    ),
+    contextTokens: registry.histogram(
+      'memory_proxy_context_tokens',
+      'Tokens of the context sent upstream per chat request.',
+      TOKEN_BUCKETS,
+    ),
+    storeDuration: registry.histogram(
+      'memory_proxy_store_duration_seconds',
+      'Seconds per memory store call by method and outcome.',
+    ),
+    rateLimited: registry.counter(
+      'memory_proxy_rate_limited_total',
+      'Requests refused by the per-partition rate limit.',
+    ),
+    idempotentReplays: registry.counter(
+      'memory_proxy_idempotent_replays_total',
+      'Stored answers replayed for a repeated Idempotency-Key.',
+    ),
+    memorylessAnswers: registry.counter(
+      'memory_proxy_memoryless_answers_total',
+      'Requests answered without memory while the store was down.',
+    ),
   };
-  registry.gauge('memory_proxy_background_jobs_pending', 'Background jobs (embeddings, synapses) waiting or running.', sources.backgroundPending);
-  registry.gauge('memory_proxy_store_up', '1 while the memory store answers, 0 while it is down.', sources.storeUp);
-  registry.gauge('process_resident_memory_bytes', 'Resident set size of the proxy process.', () => process.memoryUsage().rss);
+  registry.gauge(
+    'memory_proxy_background_jobs_pending',
+    'Background jobs (embeddings, synapses) waiting or running.',
+    sources.backgroundPending,
+  );
+  registry.gauge(
+    'memory_proxy_store_up',
+    '1 while the memory store answers, 0 while it is down.',
+    sources.storeUp,
+  );
+  registry.gauge(
+    'process_resident_memory_bytes',
+    'Resident set size of the proxy process.',
+    () => process.memoryUsage().rss,
+  );
   registry.gauge('nodejs_heap_used_bytes', 'V8 heap in use.', () => process.memoryUsage().heapUsed);
-  registry.gauge('nodejs_active_resources', 'Open handles and requests keeping the event loop alive (sockets, timers, files).', () => process.getActiveResourcesInfo().length);
+  registry.gauge(
+    'nodejs_array_buffers_bytes',
+    'Memory of ArrayBuffers outside the V8 heap (vector caches, I/O buffers).',
+    () => process.memoryUsage().arrayBuffers,
+  );
+  registry.gauge(
+    'nodejs_active_resources',
+    'Open handles and requests keeping the event loop alive (sockets, timers, files).',
+    () => process.getActiveResourcesInfo().length,
+  );
   return metrics;
 }
