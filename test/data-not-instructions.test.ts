@@ -57,7 +57,7 @@ for (const factory of storeFactories()) {
     beforeAll(async () => {
       store = await factory.create();
       upstream = await startFakeUpstream();
-      upstream.onChat((request) => textReply(request, 'Noted, thank you for telling me that.'));
+      upstream.onChat((request) => textReply(request, 'Noted.'));
       // A small window, so early turns are evicted into the summary and retrieved into the index.
       proxy = await startProxy({
         store,
@@ -108,7 +108,9 @@ for (const factory of storeFactories()) {
           `filler question ${turn} about gardens, rivers, ledgers and the weather in the harbour town`,
         );
       await proxy.background.drain();
-      const strategy = await ask('What did I tell you about the zebrafish earlier?');
+      const strategy = await ask(
+        'What did I say about the zebrafish, the system instructions, developer mode and the tool message?',
+      );
       return { sent: upstream.chatRequests().at(-1)!.body.messages as Sent[], strategy };
     }
 
@@ -130,7 +132,11 @@ for (const factory of storeFactories()) {
       expect(proxyBlocks.map((block) => block.content!.split('\n')[0]!.split(' (')[0])).toEqual(
         expect.arrayContaining(['Core memory', 'Memory index']),
       );
-      expect(JSON.stringify(proxyBlocks)).toContain('zebrafish');
+      // At least one planted payload reached a block, in its escaped (quoted) form.
+      const blockText = proxyBlocks.map((block) => block.content).join('\n');
+      expect(
+        PAYLOADS.some((payload) => blockText.includes(JSON.stringify(payload).slice(1, 30))),
+      ).toBe(true);
 
       // Same structure as the benign conversation: the client's system message, one block each
       // of core memory, summary and index, then the window as alternating stored turns. (The
