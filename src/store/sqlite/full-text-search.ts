@@ -4,29 +4,41 @@ import { ftsTerms, quoteTerm } from './fts-query';
 import { scopeParams, type ScopeParams } from './scope-sql';
 
 /** A term matching fewer documents than this is selective: all of its matches are ranked. */
-const SELECTIVE_DOCS = 1_000;
-/** Matches of selective terms ranked per search, at most (the rarest terms go first). */
-const RANKED_DOCS = 1_000;
+const SELECTIVE_DOCS = 500;
+/**
+ * Matches of selective terms ranked per search, at most (the rarest terms go first): bm25()
+ * costs ~10 us a matching turn (it reads each one's length).
+ */
+const RANKED_DOCS = 300;
 /**
  * Selective terms ranked per search, at most: FTS5 advances every term of an OR to each turn of
  * the instance, so twenty terms cost four times what five do, for the few rarest that decide.
  */
 const RANKED_TERMS = 6;
+/**
+ * An instance of at least this many turns that holds at least half the store is searched
+ * without its scope word (ANDing it costs a walk of the instance's postings, and nearly every
+ * match is the instance's anyway).
+ */
+const LARGE_INSTANCE = 20_000;
 /** Match counts of terms are remembered this long: they change slowly, and counting costs. */
 const COUNT_TTL_MS = 300_000;
 const COUNT_CACHE_SIZE = 50_000;
-/** A query of common words only ranks this many of its most recent matches. */
-const RECENT_MATCHES = 1_000;
+/** A query of common words only returns its most recent matches (bm25 would walk every match of each word). */
 
 /**
  * BM25 search over the FTS5 index that stays fast at millions of turns. FTS5 ranks every
  * document a query matches, and in a large store an OR of everyday words matches most of them
  * (ranking 100,000 matches takes a second), while the words that decide the ranking are the
- * rare ones: a word in half the turns adds next to nothing to BM25. So every query is confined
- * to the instance's turns by their scope word (schema.ts), each word's matches there are
+ * rare ones: a word in half the turns adds next to nothing to BM25. So each word's matches are
  * counted first (up to SELECTIVE_DOCS, a cheap walk of its doclist), and the query is the OR of
- * the selective words, the RANKED_TERMS rarest within RANKED_DOCS matches. A text of common
- * words only is ranked over its RECENT_MATCHES most recent matches.
+ * the selective words, the RANKED_TERMS rarest within RANKED_DOCS matches (bm25() walks every
+ * match of each word once to weigh it, another reason to leave common words out). A text of
+ * common words only gets its most recent matches, newest first.
+ *
+ * An instance that is a small part of the store is searched through its scope word (schema.ts),
+ * so other instances' matches are never walked; FTS5 pays for that AND with a walk of the
+ * instance's own postings, so an instance that is most of the store is searched without it.
  */
 export class FullTextSearch {
   private readonly statements;
@@ -40,21 +52,29 @@ export class FullTextSearch {
           `SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH @term LIMIT @cap)`,
         )
         .pluck(),
-      recentMatch: db
-        .prepare<{ query: string; offset: number }, number>(
-          `SELECT rowid FROM messages_fts WHERE messages_fts MATCH @query
-            ORDER BY rowid DESC LIMIT 1 OFFSET @offset`,
-        )
+      recent: db.prepare<ScopeParams & { query: string; k: number; candidates: number }, { id: string }>(
+        `SELECT m.id AS id
+           FROM (SELECT rowid AS pk FROM messages_fts WHERE messages_fts MATCH @query
+                  ORDER BY rowid DESC LIMIT @candidates) f
+           CROSS JOIN messages m ON m.pk = f.pk
+          WHERE m.partition = @partition AND m.instance = @instance AND m.deleted = 0
+          ORDER BY f.pk DESC LIMIT @k`,
+      ),
+      instanceTurns: db
+        .prepare<ScopeParams, number>('SELECT last_seq FROM instance_counters WHERE partition = @partition AND instance = @instance')
         .pluck(),
+      lastPk: db.prepare<[], number | null>('SELECT max(pk) FROM messages').pluck(),
       // bm25() is lower-is-better; the interface wants higher-is-better, and only the content
-      // column counts. CROSS JOIN keeps the full-text index as the driving table; the scope
-      // columns are checked again (the scope word only narrows).
-      ranked: db.prepare<ScopeParams & { query: string; k: number; fromRowid: number }, ScoredId>(
-        `SELECT m.id AS id, -bm25(messages_fts, 1.0, 0.0) AS score
-           FROM messages_fts CROSS JOIN messages m ON m.pk = messages_fts.rowid
-          WHERE messages_fts MATCH @query AND messages_fts.rowid >= @fromRowid
-            AND m.partition = @partition AND m.instance = @instance AND m.deleted = 0
-          ORDER BY bm25(messages_fts, 1.0, 0.0) LIMIT @k`,
+      // column counts. Ranking happens inside FTS5 and only the best candidates are joined to
+      // their rows (joining every match read each one's row first: 4x the cost); the scope
+      // columns are checked there (the scope word only narrows, and large instances go without).
+      ranked: db.prepare<ScopeParams & { query: string; k: number; candidates: number }, ScoredId>(
+        `SELECT m.id AS id, -f.rank AS score
+           FROM (SELECT rowid AS pk, bm25(messages_fts, 1.0, 0.0) AS rank FROM messages_fts
+                  WHERE messages_fts MATCH @query ORDER BY rank LIMIT @candidates) f
+           CROSS JOIN messages m ON m.pk = f.pk
+          WHERE m.partition = @partition AND m.instance = @instance AND m.deleted = 0
+          ORDER BY f.rank LIMIT @k`,
       ),
     };
   }
@@ -63,9 +83,11 @@ export class FullTextSearch {
   search(scope: Scope, text: string, k: number): ScoredId[] {
     const terms = ftsTerms(text);
     if (terms.length === 0 || k <= 0) return [];
-    const inScope = `scope : ${quoteTerm(scopeToken(scope))} AND content : `;
+    const inScope = this.confinedByWord(scope) ? `scope : ${quoteTerm(scopeToken(scope))} AND content : ` : 'content : ';
     const orQuery = (entries: { term: string }[]) => `${inScope}(${entries.map((entry) => quoteTerm(entry.term)).join(' OR ')})`;
-    const params = { ...scopeParams(scope), k };
+    // Without the scope word the instance holds at least half the matches: four times k
+    // candidates leave k of its own.
+    const params = { ...scopeParams(scope), k, candidates: Math.max(100, 4 * k) };
     const counted = terms.map((term) => ({ term, docs: this.documentsWith(inScope, term) })).filter((entry) => entry.docs > 0);
     if (counted.length === 0) return [];
     const selective = counted.filter((entry) => entry.docs < SELECTIVE_DOCS).sort((a, b) => a.docs - b.docs);
@@ -77,11 +99,18 @@ export class FullTextSearch {
         chosen.push(entry);
         docs += entry.docs;
       }
-      return this.statements.ranked.all({ ...params, query: orQuery(chosen), fromRowid: 0 });
+      return this.statements.ranked.all({ ...params, query: orQuery(chosen) });
     }
-    const query = orQuery(counted);
-    const fromRowid = this.statements.recentMatch.get({ query, offset: RECENT_MATCHES - 1 }) ?? 0;
-    return this.statements.ranked.all({ ...params, query, fromRowid });
+    // Scores only order a list (retrieval fuses ranks), so the newest match scores highest.
+    const recent = this.statements.recent.all({ ...params, query: orQuery(counted) });
+    return recent.map((row, rank) => ({ id: row.id, score: 1 / (rank + 1) }));
+  }
+
+  /** Whether queries of a scope AND its scope word (see LARGE_INSTANCE). */
+  private confinedByWord(scope: Scope): boolean {
+    const turns = this.statements.instanceTurns.get(scopeParams(scope)) ?? 0;
+    if (turns < LARGE_INSTANCE) return true;
+    return turns * 2 < (this.statements.lastPk.get() ?? 0);
   }
 
   /** Turns of the scope (`inScope` prefixes the query) containing a term, counted up to SELECTIVE_DOCS. */
