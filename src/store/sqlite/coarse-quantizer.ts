@@ -101,9 +101,11 @@ export class CoarseQuantizer {
     return new CoarseQuantizer(top, leaves, childStart);
   }
 
+  private readonly placing: QuantizedQuery = { values: new Int16Array(0), scale: 0 };
+
   /** The leaf of a vector: the nearest leaf of its PLACEMENT_GROUPS nearest groups. Sets the pool's query. */
   assign(vector: ArrayLike<number>, pool: CodePool): number {
-    const query = quantizeQuery(vector);
+    const query = quantizeQuery(vector, this.placing);
     if (query === null) return 0;
     pool.setQuery(query);
     const groups = this.top.scoreAll(query);

@@ -11,6 +11,7 @@ export const QUERY_RANGE = 32_767;
 /** A vector prepared for scoring codes: int16-range components and the scale that undoes them. */
 export interface QuantizedQuery {
   values: Int16Array;
+  /** Multiplies an integer dot product with a code (times the code's scale) into a cosine. */
   scale: number;
 }
 
@@ -134,18 +135,28 @@ export class CodePool {
   }
 }
 
-/** A vector as a query: unit length, rounded to int16-range integers; null without a direction. */
-export function quantizeQuery(vector: ArrayLike<number>): QuantizedQuery | null {
-  const unitScale = unitScaleOf(vector);
-  if (unitScale === null) return null;
+/**
+ * A vector as a query: unit length, rounded to int16-range integers; null without a direction.
+ * `into` is reused when given (placing each vector of a bulk load allocated one otherwise).
+ */
+export function quantizeQuery(vector: ArrayLike<number>, into?: QuantizedQuery): QuantizedQuery | null {
+  let norm = 0;
   let largest = 0;
-  for (let index = 0; index < vector.length; index++) largest = Math.max(largest, Math.abs(vector[index]!));
-  const step = (largest * unitScale) / QUERY_RANGE;
-  const values = new Int16Array(vector.length);
   for (let index = 0; index < vector.length; index++) {
-    values[index] = Math.round((vector[index]! * unitScale) / step);
+    const value = vector[index]!;
+    norm += value * value;
+    const magnitude = value < 0 ? -value : value;
+    if (magnitude > largest) largest = magnitude;
   }
-  return { values, scale: step };
+  if (norm === 0 || !Number.isFinite(norm)) return null;
+  // Unit length and the int16 range in one scale: the largest component maps to QUERY_RANGE.
+  const toRange = QUERY_RANGE / largest;
+  const values = into && into.values.length === vector.length ? into.values : new Int16Array(vector.length);
+  for (let index = 0; index < vector.length; index++) values[index] = Math.round(vector[index]! * toRange);
+  const query = into ?? { values, scale: 0 };
+  query.values = values;
+  query.scale = largest / Math.sqrt(norm) / QUERY_RANGE;
+  return query;
 }
 
 /** 1 / |vector|, or null for a vector of zeros or with a component that is not finite. */
