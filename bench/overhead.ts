@@ -110,7 +110,7 @@ function resetUpstream(upstream: FakeUpstream, answer: () => void): void {
   answer();
 }
 
-function row(input: { size: number; stream: boolean; direct: ChatTiming[]; proxied: ChatTiming[]; warmMs: number }): (string | number)[] {
+function row(input: { size: number; stream: boolean; direct: ChatTiming[]; proxied: ChatTiming[]; warmMs: number | null }): (string | number)[] {
   const pick = (timing: ChatTiming) => (input.stream ? timing.firstChunkMs : timing.totalMs);
   const direct = summarize(input.direct.map(pick));
   const proxied = summarize(input.proxied.map(pick));
@@ -126,6 +126,6 @@ function row(input: { size: number; stream: boolean; direct: ChatTiming[]; proxi
     ms(proxied.p50 - direct.p50),
     ms(proxied.p99 - direct.p99),
     `${(proxied.p50 / direct.p50).toFixed(1)}x`,
-    input.stream ? '' : `${Math.round(input.warmMs)} ms`,
+    input.stream || input.warmMs === null ? '' : `${Math.round(input.warmMs)} ms`,
   ];
 }

@@ -21,7 +21,10 @@ import { BENCH_DIMENSIONS, numberList, openBenchStore, parseArguments, storeList
 import { bulkLoad } from './perf/bulk-load';
 import { Corpus } from './perf/corpus';
 import { mib, ms, summarize } from './perf/percentiles';
-import { startReport, writeReport } from './perf/report';
+import { postChat, closeConnections } from './perf/chat-client';
+import { startProxyChild } from './perf/proxy-child';
+import { startReport, writeReport, type Table } from './perf/report';
+import { startFakeUpstream, textReply } from '../test/support/fake-upstream';
 
 const options = parseArguments(process.argv.slice(2));
 const requests = Number(options.get('requests') ?? 200);
@@ -33,6 +36,7 @@ const embedder = new LocalEmbedder({ dimensions: BENCH_DIMENSIONS });
 const tools = memoryToolDefinitions(new Set());
 
 for (const storeName of storeList(options.get('stores'))) await runStore(storeName);
+closeConnections();
 
 async function runStore(storeName: StoreName): Promise<void> {
   const machine = startReport();
@@ -47,6 +51,7 @@ async function runStore(storeName: StoreName): Promise<void> {
   const scope: Scope = { partition, instance: 'one' };
   const scopes: Scope[] = [scope];
   const rows: (string | number)[][] = [];
+  const tables: Table[] = [];
   const enrich = createMemoryContext({ store: bench.store, embedder, config });
   try {
     let loaded = 0;
@@ -69,6 +74,7 @@ async function runStore(storeName: StoreName): Promise<void> {
       loaded += 2 * (requests + warmup);
       rows.push(row(`${size} in one instance`, load, index, timings.slice(warmup)));
     }
+    if (sizes.length > 0) tables.push(await proxyAtScale(bench.env, scope, loaded));
     if (multi) {
       const spread = Array.from({ length: instances }, (_, index): Scope => ({ partition, instance: `spread-${index}` }));
       scopes.push(...spread);
@@ -102,6 +108,7 @@ async function runStore(storeName: StoreName): Promise<void> {
           columns: ['stored messages', 'bulk load msg/s', 'load s', 'vector index', 'p50', 'p95', 'p99', 'max', 'RSS'],
           rows,
         },
+        ...tables,
       ],
       notes: [
         'RSS is the benchmark process after the row (it holds the store, its vector indexes and the loader).',
@@ -110,6 +117,45 @@ async function runStore(storeName: StoreName): Promise<void> {
     },
     machine,
   );
+}
+
+/**
+ * A fresh proxy process serving the largest instance: how long its vector index takes to load
+ * (embedded store), its RSS, and end-to-end request latency against a fake upstream.
+ */
+async function proxyAtScale(env: Record<string, string>, scope: Scope, stored: number): Promise<Table> {
+  const upstream = await startFakeUpstream();
+  upstream.onChat((request) => textReply(request, 'A short answer of a sentence or two, as a chat model gives.'));
+  const proxy = await startProxyChild({ ...env, UPSTREAM_BASE_URL: upstream.url, UPSTREAM_API_KEY: 'bench', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) });
+  try {
+    const idle = (await proxy.stats()).rss;
+    const warmed = await proxy.warm([scope]);
+    const loaded = (await proxy.stats()).rss;
+    const corpus = new Corpus(777);
+    const url = `${proxy.origin}/partition/${scope.partition}/instance/${scope.instance}/v1/chat/completions`;
+    const timings: number[] = [];
+    let rssMax = loaded;
+    for (let round = 0; round < requests; round++) {
+      const timing = await postChat(url, { model: 'bench-model', messages: [{ role: 'user', content: corpus.question() }] });
+      if (timing.status !== 200) throw new Error(`the proxy answered ${timing.status}`);
+      timings.push(timing.totalMs);
+      await proxy.drain();
+      if (round % 20 === 19) {
+        rssMax = Math.max(rssMax, (await proxy.stats()).rss);
+        upstream.reset();
+        upstream.onChat((request) => textReply(request, 'A short answer of a sentence or two, as a chat model gives.'));
+      }
+    }
+    const stats = summarize(timings);
+    return {
+      title: `A proxy process serving the instance of ${stored} messages (${requests} requests, background work drained between them)`,
+      columns: ['RSS at start', 'index load', 'RSS after index load', 'RSS max under requests', 'request p50 ms', 'request p99 ms'],
+      rows: [[mib(idle), warmed.ms === null ? 'server-side' : `${(warmed.ms / 1000).toFixed(1)} s`, mib(loaded), mib(rssMax), ms(stats.p50), ms(stats.p99)]],
+    };
+  } finally {
+    await proxy.stop();
+    await upstream.close();
+  }
 }
 
 async function warmIndex(store: MemoryStore, scopes: Scope[]): Promise<string> {

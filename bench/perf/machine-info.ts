@@ -21,7 +21,8 @@ export function machineInfo(): MachineInfo {
     cores: os.cpus().length,
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     node: process.version,
-    commit: commitOf(),
+    // BENCH_COMMIT names the commit when the benchmark runs from an export, outside the repository.
+    commit: process.env['BENCH_COMMIT'] ?? commitOf(),
     loadAverage: os.loadavg().map((value) => value.toFixed(1)).join(' / '),
   };
 }

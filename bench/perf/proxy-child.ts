@@ -10,8 +10,8 @@ export interface ProxyChild {
   /** e.g. http://127.0.0.1:40123 */
   origin: string;
   stats(): Promise<{ rss: number; background: number }>;
-  /** Loads the vector indexes of scopes (embedded store); resolves with the milliseconds it took. */
-  warm(scopes: Scope[]): Promise<{ ms: number }>;
+  /** Loads the vector indexes of scopes (embedded store); resolves with the milliseconds it took (null: Neo4j). */
+  warm(scopes: Scope[]): Promise<{ ms: number | null }>;
   /** Waits until the proxy's background jobs (embeddings, synapses) are done. */
   drain(): Promise<void>;
   stop(): Promise<void>;

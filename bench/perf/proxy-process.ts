@@ -47,7 +47,8 @@ async function answer(command: ProxyCommand): Promise<unknown> {
   // The embedded store's vector indexes load on a scope's first search; a benchmark measures
   // requests after that, and reports the loading on its own.
   const warm = (store as { warmVectorIndex?: (scope: Scope) => Promise<unknown> }).warmVectorIndex;
+  if (!warm) return { ms: null };
   const started = performance.now();
-  if (warm) for (const scope of command.scopes) await warm.call(store, scope);
+  for (const scope of command.scopes) await warm.call(store, scope);
   return { ms: performance.now() - started };
 }
