@@ -3,7 +3,7 @@
  * client in its own instance seeded with stored turns, so every request builds a context with
  * retrieval. Requests per second, latency percentiles, errors (must be 0) and the proxy's RSS.
  *   npm run bench:throughput -- [--stores sqlite,neo4j] [--seconds 30] [--clients 64] [--streams 256]
- *     [--seed-turns 1000] [--stream-seed-turns 200]
+ *     [--seed-turns 1000] [--stream-seed-turns 200] [--suffix fresh] (results in throughput-<store>-<suffix>-<date>.md)
  * The proxy runs in its own process; the fake upstream and the clients share this one, all on
  * 127.0.0.1.
  */
@@ -29,6 +29,7 @@ const seedTurns = Number(options.get('seed-turns') ?? 1000);
 const streamSeedTurns = Number(options.get('stream-seed-turns') ?? 200);
 /** Wait before each streamed chunk of the fake upstream, so streams stay open like real ones. */
 const chunkDelayMs = Number(options.get('chunk-delay') ?? 5);
+const suffix = options.get('suffix');
 
 for (const storeName of storeList(options.get('stores') ?? 'sqlite')) await runStore(storeName);
 closeConnections();
@@ -79,9 +80,9 @@ async function runStore(storeName: StoreName): Promise<void> {
   }
   writeReport(
     {
-      name: `throughput-${storeName}`,
+      name: `throughput-${storeName}${suffix ? `-${suffix}` : ''}`,
       title: `Throughput (${storeName})`,
-      command: `npm run bench:throughput -- --stores ${storeName} --seconds ${seconds} --clients ${clients} --streams ${streams}`,
+      command: `npm run bench:throughput -- --stores ${storeName} --seconds ${seconds} --clients ${clients} --streams ${streams} --seed-turns ${seedTurns} --stream-seed-turns ${streamSeedTurns}${suffix ? ` --suffix ${suffix}` : ''}`,
       store: bench.description,
       embedder: `${embedder.model}:${embedder.dimensions}`,
       conditions: {
