@@ -1,4 +1,4 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import type { UpstreamClient } from '../proxy/upstream-client';
 import { forwardedAuthorization } from './access-control';
 import type { AppEnv } from './app-env';
@@ -6,7 +6,7 @@ import { resolveScope } from './scope';
 
 /** Registers GET models, passed through from upstream unchanged. */
 export function registerModelsRoutes(app: Hono<AppEnv>, upstream: UpstreamClient): void {
-  const handler = (suffix: string) => async (c: import('hono').Context<AppEnv>) => {
+  const handler = (suffix: string) => async (c: Context<AppEnv>) => {
     resolveScope({ partition: c.req.param('partition'), instance: c.req.param('instance') }, (name) => c.req.header(name));
     const model = c.req.param('model');
     const path = model === undefined ? suffix : `${suffix}/${encodeURIComponent(model)}`;
