@@ -12,7 +12,8 @@
  * Flags: --turns N (stored turns per conversation: a message and its answer are two),
  * --conversations N, --facts N, --windows 2048,4096,8192, --seed N, --max-tokens N,
  * --index-caps 250,500,1000,2000,4000 (with --tune), --configs memory,recent (main runs), --jobs N (parallel runs, default: cores),
- * --drain-every N (exchanges between background drains), --out FILE, --json FILE (every question's record).
+ * --drain-every N (exchanges between background drains), --env NAME=VALUE (proxy setting for every
+ * run, repeatable), --out FILE, --json FILE (every question's record).
  * Writes bench/results/recall-<date>.md (recall-<date>-tune.md with --tune).
  */
 import { execFileSync, fork } from 'node:child_process';
@@ -57,6 +58,8 @@ interface Options {
   out: string | null;
   /** Also writes every question's record as JSON here, for digging into the figures. */
   json: string | null;
+  /** Proxy environment added to every run (--env NAME=VALUE, repeatable), e.g. to try a setting. */
+  env: Record<string, string>;
 }
 
 const SCRIPT = fileURLToPath(import.meta.url);
@@ -83,6 +86,7 @@ function parseOptions(argv: string[]): Options {
       tune: { type: 'boolean', default: false },
       out: { type: 'string' },
       json: { type: 'string' },
+      env: { type: 'string', multiple: true },
     },
     strict: true,
   });
@@ -110,7 +114,18 @@ function parseOptions(argv: string[]): Options {
     tune: values.tune === true,
     out: values.out ?? null,
     json: values.json ?? null,
+    env: envOf(values.env ?? []),
   };
+}
+
+function envOf(pairs: string[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of pairs) {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(pair);
+    if (!match) throw new Error(`--env takes NAME=VALUE, got "${pair}"`);
+    env[match[1]!] = match[2]!;
+  }
+  return env;
 }
 
 function configsOf(raw: string): Set<string> {
@@ -126,14 +141,18 @@ function configsOf(raw: string): Set<string> {
   return configs;
 }
 
-function job(
-  options: Options,
-  label: string,
-  window: number,
-  env: Record<string, string>,
-): PlayJob {
+function job(options: Options, run: Pick<PlayJob, 'label' | 'window' | 'env'>): PlayJob {
   const { maxTokens, seed, turns, facts, conversations, drainEvery } = options;
-  return { label, env, window, maxTokens, seed, turns, facts, conversations, drainEvery };
+  return {
+    ...run,
+    env: { ...options.env, ...run.env },
+    maxTokens,
+    seed,
+    turns,
+    facts,
+    conversations,
+    drainEvery,
+  };
 }
 
 /** INDEX_CLUSTERING_THRESHOLD that keeps the index in the snippets format at any size measured here. */
@@ -164,7 +183,7 @@ async function tuneJobs(
     };
     if (point.format === 'snippets') env['INDEX_CLUSTERING_THRESHOLD'] = String(SNIPPETS_ALWAYS);
     const label = `tools ${point.tools ? 'on' : 'off'}, summary ${point.memorySummary ? 'on' : 'off'}, ${point.format}, index cap ${cap}`;
-    const tuned = job(options, label, window, env);
+    const tuned = job(options, { label, window, env });
     byKey.set(key, tuned);
     rows.set(tuned, { ...point, caps: [cap] });
   };
@@ -250,9 +269,15 @@ async function main(): Promise<void> {
   const conversations = Array.from({ length: options.conversations }, (_, index) =>
     generateConversation({ seed: options.seed, index, turns: options.turns, facts: options.facts }),
   );
+  const memoryLabel =
+    Object.keys(options.env).length > 0 ? 'memory (defaults + --env)' : 'memory (defaults)';
   const mainJobs = options.windows.flatMap((window) => [
-    ...(options.configs.has('memory') ? [job(options, 'memory (defaults)', window, {})] : []),
-    ...(options.configs.has('recent') ? [job(options, 'recent only', window, RECENT_ONLY)] : []),
+    ...(options.configs.has('memory')
+      ? [job(options, { label: memoryLabel, window, env: {} })]
+      : []),
+    ...(options.configs.has('recent')
+      ? [job(options, { label: 'recent only', window, env: RECENT_ONLY })]
+      : []),
   ]);
   const tune = options.tune ? await tuneJobs(options) : null;
   // The defaults are one point of the grid: measured once, reported in both tables.
@@ -260,7 +285,7 @@ async function main(): Promise<void> {
   if (tune) {
     for (const [tuned, row] of tune.rows) {
       const main = mainJobs.find(
-        (candidate) => candidate.label === 'memory (defaults)' && candidate.window === tuned.window,
+        (candidate) => candidate.label === memoryLabel && candidate.window === tuned.window,
       );
       if (
         main &&
