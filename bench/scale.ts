@@ -69,10 +69,11 @@ async function runStore(storeName: StoreName): Promise<void> {
       leaf = load.leaves[0] ?? leaf;
       loaded = size;
       const index = await warmIndex(bench.store, [scope]);
+      const recall = await vectorRecall(bench.store, scope);
       const timings = await buildContexts(bench.store, enrich, () => scope, requests + warmup);
       leaf = (await bench.store.latestTurn(scope))?.id ?? leaf;
       loaded += 2 * (requests + warmup);
-      rows.push(row(`${size} in one instance`, load, index, timings.slice(warmup)));
+      rows.push(row(`${size} in one instance`, load, index, timings.slice(warmup), recall));
     }
     if (sizes.length > 0) tables.push(await proxyAtScale(bench.env, scope, loaded));
     if (multi) {
@@ -105,7 +106,7 @@ async function runStore(storeName: StoreName): Promise<void> {
       tables: [
         {
           title: 'Context build time (ms) and memory',
-          columns: ['stored messages', 'bulk load msg/s', 'load s', 'vector index', 'p50', 'p95', 'p99', 'max', 'RSS'],
+          columns: ['stored messages', 'bulk load msg/s', 'load s', 'vector index', 'recall@10', 'p50', 'p95', 'p99', 'max', 'RSS'],
           rows,
         },
         ...tables,
@@ -113,6 +114,7 @@ async function runStore(storeName: StoreName): Promise<void> {
       notes: [
         'RSS is the benchmark process after the row (it holds the store, its vector indexes and the loader).',
         'vector index: loading and training the instance vector index of the embedded store before the first request (a first search does it in the background otherwise).',
+        `recall@10: share of the exact 10 nearest turns (brute force over every stored vector) that the index's vector search returns, over ${RECALL_QUERIES} questions.`,
       ],
     },
     machine,
@@ -158,6 +160,25 @@ async function proxyAtScale(env: Record<string, string>, scope: Scope, stored: n
   }
 }
 
+const RECALL_QUERIES = 20;
+
+/** recall@10 of the store's vector search against exact search (embedded store), or '' when it has no exact path. */
+async function vectorRecall(store: MemoryStore, scope: Scope): Promise<string> {
+  const exact = (store as { exactVectorSearch?: (scope: Scope, vector: number[], k: number) => Promise<{ id: string }[]> }).exactVectorSearch;
+  if (!exact) return '';
+  const corpus = new Corpus(31337);
+  let found = 0;
+  let wanted = 0;
+  for (let round = 0; round < RECALL_QUERIES; round++) {
+    const [vector] = await embedder.embed([corpus.question()]);
+    const truth = await exact.call(store, scope, vector!, 10);
+    const hits = new Set((await store.vectorSearch(scope, vector!, { k: 10 })).map((hit) => hit.id));
+    found += truth.filter((hit) => hits.has(hit.id)).length;
+    wanted += truth.length;
+  }
+  return wanted === 0 ? '' : (found / wanted).toFixed(3);
+}
+
 async function warmIndex(store: MemoryStore, scopes: Scope[]): Promise<string> {
   const warm = (store as { warmVectorIndex?: (scope: Scope) => Promise<{ vectors: number; lists: number }> }).warmVectorIndex;
   if (!warm) return 'server-side';
@@ -199,13 +220,14 @@ async function buildContexts(
   return timings;
 }
 
-function row(label: string, load: { perSecond: number; seconds: number } | null, index: string | null, timings: number[]): (string | number)[] {
+function row(label: string, load: { perSecond: number; seconds: number } | null, index: string | null, timings: number[], recall = ''): (string | number)[] {
   const stats = summarize(timings);
   return [
     label,
     load ? Math.round(load.perSecond) : '',
     load ? load.seconds.toFixed(0) : '',
     index ?? '',
+    recall,
     ms(stats.p50),
     ms(stats.p95),
     ms(stats.p99),

@@ -30,7 +30,7 @@ const SCAN_BATCH = 8192;
 const DEFAULTS: Required<IvfOptions> = {
   trainAt: 8_192,
   retrainGrowth: 4,
-  probeShare: 1 / 24,
+  probeShare: 1 / 64,
   minProbes: 12,
   seed: 0x5eed,
 };

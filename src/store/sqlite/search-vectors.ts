@@ -35,3 +35,20 @@ export function searchVectors(options: {
   });
   return top.sorted().map(({ item, score }) => ({ ...item, score }));
 }
+
+/**
+ * The exact nearest turns and chunks by brute force over every stored vector of the scope: the
+ * reference the index's recall is measured against (slow: it reads the scope's vectors).
+ */
+export function exactSearchVectors(options: { statements: Statements; scope: Scope; vector: readonly number[]; k: number }): VectorHit[] {
+  const query = toUnitQuery(options.vector);
+  if (query === null || options.k <= 0) return [];
+  const top = new TopK<Omit<VectorHit, 'score'>>(options.k);
+  collectNearest({
+    rows: options.statements.messageVectors.iterate(scopeParams(options.scope)),
+    query,
+    top,
+    toItem: (id) => ({ id, kind: 'message' }),
+  });
+  return top.sorted().map(({ item, score }) => ({ ...item, score }));
+}

@@ -30,7 +30,7 @@ import { listPendingEmbeddings } from './list-pending-embeddings';
 import { toStoredMessage, toStoredToolCall } from './message-row';
 import { configureConnection, migrateSchema } from './schema';
 import { scopeParams } from './scope-sql';
-import { searchVectors } from './search-vectors';
+import { exactSearchVectors, searchVectors } from './search-vectors';
 import { VectorIndexCache } from './vector-index-cache';
 import { replaceChunks } from './replace-chunks';
 import { prepareStatements, type Statements } from './statements';
@@ -341,6 +341,13 @@ export class SqliteStore implements MemoryStore {
    */
   async warmVectorIndex(scope: Scope): Promise<{ vectors: number; lists: number; bytes: number }> {
     return this.open.vectors.warm(scope);
+  }
+
+  /** Exact nearest turns and chunks by brute force, bypassing the index (to measure its recall). */
+  async exactVectorSearch(scope: Scope, vector: number[], k: number): Promise<VectorHit[]> {
+    const { statements, dimensions } = this.open;
+    checkDimensions(vector, dimensions);
+    return exactSearchVectors({ statements, scope, vector, k });
   }
 
   async fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]> {
