@@ -34,6 +34,8 @@ const instanceTurns = Number(options.get('instance-turns') ?? 1000);
 const config = loadConfig({ LOG_LEVEL: 'silent', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) });
 const embedder = new LocalEmbedder({ dimensions: BENCH_DIMENSIONS });
 const tools = memoryToolDefinitions(new Set());
+/** Questions the vector search's recall is measured with. */
+const RECALL_QUERIES = 20;
 
 for (const storeName of storeList(options.get('stores'))) await runStore(storeName);
 closeConnections();
@@ -159,8 +161,6 @@ async function proxyAtScale(env: Record<string, string>, scope: Scope, stored: n
     await upstream.close();
   }
 }
-
-const RECALL_QUERIES = 20;
 
 /** recall@10 of the store's vector search against exact search (embedded store), or '' when it has no exact path. */
 async function vectorRecall(store: MemoryStore, scope: Scope): Promise<string> {

@@ -39,7 +39,8 @@ export class CoarseQuantizer {
 
   /**
    * Trains on unit sample rows (in random order), one k-means iteration per generator step. Asks
-   * for `leafCount` leaves; small groups get fewer, so no leaf is trained from a handful of rows.
+   * for `leafCount` leaves, shared among the groups by their size; no leaf is trained from a
+   * handful of rows.
    */
   static *train(options: {
     pool: CodePool;
@@ -51,7 +52,6 @@ export class CoarseQuantizer {
     const { dimensions } = sample;
     const input = toKMeansRows(sample);
     const groups = Math.max(1, Math.round(Math.sqrt(options.leafCount)));
-    const perGroup = Math.max(1, Math.round(options.leafCount / groups));
     const topCount = Math.min(sample.count, groups * SAMPLE_PER_GROUP);
     const topRows = {
       rows: { data: sample.data.subarray(0, topCount * dimensions), count: topCount, dimensions },
@@ -72,7 +72,10 @@ export class CoarseQuantizer {
     for (let group = 0; group < top.count; group++) {
       childStart[group] = leafCount;
       const rows = members[group]!;
-      const wanted = Math.min(perGroup, Math.max(1, Math.floor(rows.length / SAMPLE_PER_LEAF)));
+      // Leaves in proportion to the group's share of the sample: a dense group (a subject the
+      // conversation keeps coming back to) gets more leaves instead of lists ten times the median.
+      const share = Math.round((options.leafCount * rows.length) / sample.count);
+      const wanted = Math.max(1, Math.min(share, Math.floor(rows.length / SAMPLE_PER_LEAF)));
       if (wanted === 1) {
         parts.push(topCentroids.data.slice(group * dimensions, (group + 1) * dimensions));
         leafCount++;
