@@ -47,12 +47,21 @@ export function toNewMessage(
   extra: { model?: string | null; traceId?: string | null; metadata?: Record<string, unknown> } = {},
 ): NewMessage {
   const role = (message['role'] === 'function' ? 'tool' : message['role']) as TurnRole;
+  // Hash and token count are worked out when first read: a client that resends its whole
+  // history on every request would otherwise pay for hashing and tokenizing every turn the
+  // store already holds, while only the unseen tail is stored and only the newest is checked.
+  let hash: string | undefined;
+  let tokens: number | undefined;
   return {
     role,
     content: messageText(message['content']),
     raw: message,
-    contentHash: contentHash(message),
-    tokenCount: countMessageTokens(message),
+    get contentHash() {
+      return (hash ??= contentHash(message));
+    },
+    get tokenCount() {
+      return (tokens ??= countMessageTokens(message));
+    },
     model: extra.model ?? null,
     traceId: extra.traceId ?? null,
     metadata: extra.metadata ?? {},

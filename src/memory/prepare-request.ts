@@ -21,7 +21,7 @@ export interface PrepareRequestInput {
   /** A context window the client asked for with `x-memory-context-window`. */
   contextWindowOverride: number | null;
   /** Tools the proxy adds to the client's (their tokens come out of the budget). */
-  extraTools?: unknown[];
+  extraTools?: readonly unknown[];
   /** Hooks that add pinned blocks and the memory index (the retrieval layer). */
   enrich?: (context: { scope: Scope; leaf: StoredMessage | null; budget: number }) => Promise<Enrichment>;
 }

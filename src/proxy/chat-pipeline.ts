@@ -65,7 +65,7 @@ export interface RoundContext {
   request: ChatRequest;
   prepared: PreparedRequest;
   loop: ToolLoop;
-  memoryTools: unknown[];
+  memoryTools: readonly unknown[];
   /** 'unavailable': the store was down and the request runs without memory (nothing is stored). */
   memory: 'ok' | 'unavailable';
   headers: () => Record<string, string>;

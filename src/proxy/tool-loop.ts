@@ -160,7 +160,7 @@ export class ToolLoop {
 export function roundBody(
   clientBody: Record<string, unknown>,
   messages: Record<string, unknown>[],
-  memoryTools: unknown[],
+  memoryTools: readonly unknown[],
   offering: boolean,
 ): Record<string, unknown> {
   const body: Record<string, unknown> = { ...clientBody, messages };

@@ -63,10 +63,14 @@ export function countTokensCached(text: string): number {
 /** Tools arrays counted lately, by their JSON: a client sends the same tools with every request. */
 const toolsTokens = new Map<string, number>();
 const TOOLS_CACHE_SIZE = 64;
+const frozenToolsTokens = new WeakMap<object, number>();
 
 /** Counts the tokens a tools array costs (its JSON, a safe upper bound on what providers bill). */
 export function countToolsTokens(tools: unknown): number {
   if (!Array.isArray(tools) || tools.length === 0) return 0;
+  // Frozen arrays (the memory tools' shared definitions) cannot change: counted once, by identity.
+  const frozen = Object.isFrozen(tools) ? frozenToolsTokens.get(tools) : undefined;
+  if (frozen !== undefined) return frozen;
   const json = JSON.stringify(tools);
   let tokens = toolsTokens.get(json);
   if (tokens === undefined) {
@@ -75,6 +79,7 @@ export function countToolsTokens(tools: unknown): number {
     tokens = countTokens(json);
     toolsTokens.set(json, tokens);
   }
+  if (Object.isFrozen(tools)) frozenToolsTokens.set(tools, tokens);
   return tokens;
 }
 

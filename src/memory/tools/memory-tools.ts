@@ -42,20 +42,44 @@ const HANDLERS: Readonly<Record<string, ToolHandler>> = {
   ...coreMemoryTools,
 };
 
-/** OpenAI `tools` entries for the memory tools, leaving out names in `exclude` (a client tool with the same name wins). */
-export function memoryToolDefinitions(
-  exclude: ReadonlySet<string> = new Set(),
-): MemoryToolDefinition[] {
-  return MEMORY_TOOL_SPECS.filter((spec) => !exclude.has(spec.name)).map((spec) => ({
-    type: 'function',
-    // A fresh copy per request: callers may serialize or adjust it without touching the specs.
-    function: {
-      name: spec.name,
-      description: spec.description,
-      parameters: structuredClone(spec.parameters) as Record<string, unknown>,
-      strict: false,
-    },
-  }));
+/** Definitions by the names left out: built once per set (clients keep their tools), shared frozen. */
+const definitionsCache = new Map<string, readonly MemoryToolDefinition[]>();
+const DEFINITIONS_CACHE_SIZE = 64;
+
+/**
+ * OpenAI `tools` entries for the memory tools, leaving out names in `exclude` (a client tool with
+ * the same name wins). The same frozen array for the same names left out, so the ~9 KB of JSON
+ * is neither copied nor counted again on every request.
+ */
+export function memoryToolDefinitions(exclude: ReadonlySet<string> = new Set()): readonly MemoryToolDefinition[] {
+  const key = MEMORY_TOOL_NAMES.filter((name) => exclude.has(name)).join('\u0000');
+  let definitions = definitionsCache.get(key);
+  if (definitions === undefined) {
+    definitions = deepFreeze(
+      MEMORY_TOOL_SPECS.filter((spec) => !exclude.has(spec.name)).map(
+        (spec): MemoryToolDefinition => ({
+          type: 'function',
+          function: {
+            name: spec.name,
+            description: spec.description,
+            parameters: structuredClone(spec.parameters) as Record<string, unknown>,
+            strict: false,
+          },
+        }),
+      ),
+    );
+    if (definitionsCache.size >= DEFINITIONS_CACHE_SIZE) definitionsCache.clear();
+    definitionsCache.set(key, definitions);
+  }
+  return definitions;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 /** Whether a tool name is one of the memory tools. */
