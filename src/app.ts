@@ -17,6 +17,8 @@ import type { Logger } from './logger';
 import type { BackgroundQueue } from './memory/background-queue';
 import { embedAndLink, sweepMissingEmbeddings, type MemoryWriter } from './memory/embed-and-link';
 import { createMemoryContext } from './memory/memory-context';
+import { MaintenanceRunner } from './memory/maintenance/maintenance-runner';
+import { topicSummarizer } from './proxy/topic-summarizer';
 import { UpstreamClient } from './proxy/upstream-client';
 import { guardStore } from './store/guarded-store';
 import type { MemoryStore } from './store/memory-store';
@@ -34,6 +36,8 @@ export interface AppDeps {
   upstream?: UpstreamClient;
   /** The clock (milliseconds); tests may fix it. */
   now?: () => number;
+  /** Background upkeep (topics, periods, cleanup, retention); made here, without a timer, when absent. */
+  maintenance?: MaintenanceRunner;
 }
 
 /** Background jobs queued before new turns are left to a sweep instead (bounds memory under overload). */
@@ -45,14 +49,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** Builds the HTTP app: routes, request ids, and one error handler rendering OpenAI's error shape. */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  const upstream =
-    deps.upstream ??
-    new UpstreamClient({
-      baseUrl: deps.config.upstreamBaseUrl,
-      apiKey: deps.config.upstreamApiKey,
-      timeoutMs: deps.config.upstreamTimeoutMs,
-      maxRetries: deps.config.upstreamMaxRetries,
-    });
+  const upstream = deps.upstream ?? upstreamClient(deps.config);
 
   app.use('*', async (c, next) => {
     const incoming = c.req.header('x-request-id');
@@ -127,6 +124,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     },
     now,
     backgroundPending: () => deps.background.pending,
+    maintenance: deps.maintenance ?? createMaintenance({ ...deps, store, upstream, now }),
   });
 
   app.notFound((c) => {
@@ -170,4 +168,34 @@ export function memoryWriter(deps: Pick<AppDeps, 'store' | 'embedder' | 'config'
     chunkThreshold: deps.config.indexChunkThreshold,
     synapseThreshold: deps.config.synapseThreshold,
   };
+}
+
+/** The client for config.upstreamBaseUrl. */
+function upstreamClient(config: Config): UpstreamClient {
+  return new UpstreamClient({
+    baseUrl: config.upstreamBaseUrl,
+    apiKey: config.upstreamApiKey,
+    timeoutMs: config.upstreamTimeoutMs,
+    maxRetries: config.upstreamMaxRetries,
+  });
+}
+
+/** The background upkeep as the configuration asks for it (main.ts starts its timer). */
+export function createMaintenance(
+  deps: Pick<AppDeps, 'config' | 'store' | 'logger' | 'upstream' | 'now'>,
+): MaintenanceRunner {
+  const { config } = deps;
+  const summarizer =
+    config.topicSummaries === 'model' && config.summaryModel !== null
+      ? topicSummarizer(deps.upstream ?? upstreamClient(config), config.summaryModel)
+      : null;
+  return new MaintenanceRunner({
+    store: deps.store,
+    logger: deps.logger,
+    now: deps.now ?? Date.now,
+    retention: { days: config.retentionDays, graceDays: config.retentionGraceDays },
+    topicThreshold: config.topicThreshold,
+    maxTopics: config.topicMax,
+    summarizer,
+  });
 }

@@ -1,5 +1,5 @@
 import { serve } from '@hono/node-server';
-import { createApp, memoryWriter } from './app';
+import { createApp, createMaintenance, memoryWriter } from './app';
 import { ConfigError, loadConfig } from './config/load-config';
 import { createEmbedder } from './embeddings/create-embedder';
 import { ensureEmbeddingModel } from './embeddings/ensure-embedding-model';
@@ -46,7 +46,10 @@ async function main(): Promise<void> {
     const embedded = await sweepMissingEmbeddings(memoryWriter({ store, embedder, config }));
     if (embedded > 0) logger.info('startup sweep embedded stored items', { count: embedded });
   });
-  const app = createApp({ config, store, embedder, logger, background });
+  // Topics, period summaries, orphan cleanup and retention, on a timer that never keeps the process up.
+  const maintenance = createMaintenance({ config, store, logger });
+  const app = createApp({ config, store, embedder, logger, background, maintenance });
+  maintenance.start(config.maintenanceIntervalSeconds * 1000);
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     logger.info('memory-proxy listening', { url: `http://${config.host}:${info.port}`, store: store.kind, upstream: config.upstreamBaseUrl });
   });
@@ -59,8 +62,9 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(0), SHUTDOWN_GRACE_MS);
     force.unref();
     server.close(() => {
-      void background
+      void maintenance
         .stop()
+        .then(() => background.stop())
         .then(() => store.close())
         .finally(() => process.exit(0));
     });

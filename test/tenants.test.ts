@@ -162,10 +162,11 @@ for (const factory of storeFactories()) {
         }),
         api('DELETE', `/partitions/${bob}/instances/chat?purge=true`),
         api('GET', `/export?partition=${bob}`),
-        // Routes that span partitions need a key granted all of them.
-        api('GET', '/partitions'),
-        api('GET', '/stats'),
-        api('GET', '/export'),
+        api('GET', `/partitions/${bob}/instances/chat/topics`),
+        api('GET', `/partitions/${bob}/instances/chat/periods`),
+        api('POST', `/partitions/${bob}/instances/chat/maintenance`, {}),
+        // Running the jobs over every partition needs a key granted all of them.
+        api('POST', '/maintenance', {}),
       ];
       for (const response of await Promise.all(attempts)) {
         const body = await expectOpenAiError(response, 403);
@@ -213,6 +214,41 @@ for (const factory of storeFactories()) {
       expect(text).toContain(alice);
       expect(text).not.toContain(bob);
       expect((await api('GET', '/stats', undefined, ADMIN_KEY)).status).toBe(200);
+    });
+
+    it('shows a key confined to its partitions only those in the partition list, stats and export', async () => {
+      const partitions = await api('GET', '/partitions');
+      expect(partitions.status).toBe(200);
+      const listed = (await partitions.json()) as { data: { partition: string }[] };
+      expect(listed.data.map((each) => each.partition)).toEqual([alice]);
+
+      const stats = await api('GET', '/stats');
+      expect(stats.status).toBe(200);
+      const figures = (await stats.json()) as Record<string, unknown>;
+      expect(figures).toMatchObject({
+        object: 'memory.stats',
+        partitions: 1,
+        instances: 1,
+        tool_calls: null,
+        store: { size_bytes: null, nodes: null, relationships: null },
+      });
+      const aliceTurns = await store.countMessages({ partition: alice, instance: 'chat' });
+      expect(figures['messages']).toBe(aliceTurns);
+      expect(figures['messages_today']).toBe(aliceTurns);
+
+      const exported = await api('GET', '/export');
+      expect(exported.status).toBe(200);
+      const lines = (await exported.text()).trim().split('\n');
+      expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'header' });
+      expect(lines.length).toBeGreaterThan(2);
+      expect(lines.join('\n')).not.toContain(bob);
+      expect(lines.join('\n')).not.toContain(secret);
+
+      // The admin key still sees everything.
+      const all = (await (await api('GET', '/partitions', undefined, ADMIN_KEY)).json()) as {
+        data: { partition: string }[];
+      };
+      expect(all.data.map((each) => each.partition)).toEqual(expect.arrayContaining([alice, bob]));
     });
 
     it('lets a key granted "*" use any partition', async () => {

@@ -92,6 +92,15 @@ function cliDeps(options: { store: CliDeps['store']; config: Config }): CliDeps 
       return createReadStream(file);
     },
     progress: (label) => createProgress(process.stderr, label),
+    async maintenance() {
+      const { createMaintenance } = await import('../app');
+      const { createLogger } = await import('../logger');
+      return createMaintenance({
+        config: options.config,
+        store: options.store,
+        logger: createLogger(options.config.logLevel),
+      });
+    },
     async confirm(question) {
       // Nobody to ask (a script, a pipe): the command line said what to do.
       if (!process.stdin.isTTY || !process.stderr.isTTY) return true;

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { MAINTENANCE_JOBS, type MaintenanceJob } from '../memory/maintenance/maintenance-runner';
 
 /** A command line the CLI understood. */
 export type Command =
@@ -10,7 +11,9 @@ export type Command =
   | { name: 'export'; partition?: string; instance?: string; out?: string; embeddings: boolean }
   | { name: 'import'; file: string }
   | { name: 'stats' }
-  | { name: 'purge'; partition: string; instance: string; messageId?: string; yes: boolean };
+  | { name: 'purge'; partition: string; instance: string; messageId?: string; yes: boolean }
+  | { name: 'maintain'; jobs: MaintenanceJob[]; partition?: string; instance?: string }
+  | { name: 'topics'; partition: string; instance: string };
 
 /** A parsed command line: the command and how to print its result. */
 export interface ParsedCommand {
@@ -36,6 +39,10 @@ Commands:
   import <file>                             import JSON Lines (- reads stdin); importing twice changes nothing
   stats                                     store-wide figures
   purge <partition> <instance>              delete an instance for good [--message ID: only that turn] [--yes]
+  maintain                                  run the background jobs now: orphan cleanup, retention,
+                                            topics, period summaries [--jobs topics,periods]
+                                            [--partition P [--instance I]]
+  topics <partition> <instance>             the topics of an instance with their summaries
 
 Options:
   --json    machine-readable output
@@ -61,6 +68,7 @@ export function parseCommand(argv: string[]): ParsedCommand {
         instance: { type: 'string' },
         message: { type: 'string' },
         out: { type: 'string', short: 'o' },
+        jobs: { type: 'string' },
       },
     });
   } catch (error) {
@@ -148,6 +156,23 @@ export function parseCommand(argv: string[]): ParsedCommand {
         json,
       };
     }
+    case 'maintain':
+      take(0, 'options only: [--jobs topics,periods] [--partition P [--instance I]]');
+      if (values.instance !== undefined && values.partition === undefined)
+        throw new UsageError('maintain --instance needs --partition');
+      return {
+        command: {
+          name,
+          jobs: jobsOf(values.jobs),
+          partition: values.partition,
+          instance: values.instance,
+        },
+        json,
+      };
+    case 'topics': {
+      const [partition, instance] = take(2, '<partition> <instance>');
+      return { command: { name, partition: partition!, instance: instance! }, json };
+    }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(name)}`);
   }
@@ -159,4 +184,14 @@ function limitOf(raw: string | undefined, fallback: number): number {
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000)
     throw new UsageError('--limit takes a whole number from 1 to 10000');
   return limit;
+}
+
+function jobsOf(raw: string | undefined): MaintenanceJob[] {
+  if (raw === undefined) return [...MAINTENANCE_JOBS];
+  const jobs = raw.split(',').map((job) => job.trim());
+  for (const job of jobs) {
+    if (!(MAINTENANCE_JOBS as readonly string[]).includes(job))
+      throw new UsageError(`--jobs takes ${MAINTENANCE_JOBS.join(', ')} (comma-separated)`);
+  }
+  return jobs as MaintenanceJob[];
 }

@@ -3,8 +3,10 @@ import type { Writable } from 'node:stream';
 import type { Embedder } from '../embeddings/embedder';
 import { NotFoundError } from '../errors';
 import { messageJson, searchHitJson, statsJson } from '../http/api/api-json';
+import { maintenanceJson, topicJson } from '../http/api/topic-json';
 import { validateScopeName } from '../http/scope';
 import { exportJsonLines, importJsonLines } from '../memory/export-import';
+import type { MaintenanceRunner } from '../memory/maintenance/maintenance-runner';
 import { retrieve } from '../memory/retrieve';
 import type { MemoryStore } from '../store/memory-store';
 import type { Scope, StoredMessage } from '../store/types';
@@ -29,6 +31,8 @@ export interface CliDeps {
   progress(label: string): Progress | null;
   /** Asks before destroying data; true without asking when nobody can be asked. */
   confirm(question: string): Promise<boolean>;
+  /** The background jobs, as the proxy runs them (made on first use). */
+  maintenance(): Promise<MaintenanceRunner>;
 }
 
 /** A command's result: JSON for --json, text for people; null when the command printed its own output. */
@@ -120,6 +124,45 @@ export async function runCommand(
     }
     case 'purge':
       return purgeCommand(deps, command);
+    case 'maintain': {
+      const filter = {
+        partition:
+          command.partition === undefined
+            ? undefined
+            : validateScopeName(command.partition, 'partition'),
+        instance:
+          command.instance === undefined
+            ? undefined
+            : validateScopeName(command.instance, 'instance'),
+      };
+      const report = await (await deps.maintenance()).run({ jobs: command.jobs, filter });
+      const json = maintenanceJson(report);
+      const lines = [
+        json.orphans &&
+          `orphans: ${json.orphans.chunks} chunks, ${json.orphans.topics} empty topics removed`,
+        json.retention &&
+          `retention: ${json.retention.soft_deleted} turns soft-deleted, ${json.retention.purged} purged`,
+        json.topics &&
+          `topics: ${json.topics.assigned} turns assigned in ${json.topics.instances} instances, ${json.topics.created} new topics`,
+        json.periods && `periods: ${json.periods.periods} summaries written`,
+      ];
+      return { json, text: lines.filter(Boolean).join('\n') };
+    }
+    case 'topics': {
+      const topics = (await store.listTopics(scopeOf(command))).filter(
+        (topic) => topic.messages > 0,
+      );
+      return {
+        json: { object: 'list', data: topics.map(topicJson) },
+        text:
+          topics
+            .map(
+              (topic) =>
+                `${topic.id} (${topic.messages} turns) ${topic.label}\n  ${topic.summary.replace(/\n/g, '\n  ')}`,
+            )
+            .join('\n') || 'no topics yet (run: memory-proxy maintain --jobs topics)',
+      };
+    }
   }
 }
 

@@ -77,6 +77,18 @@ export interface Config {
   retrievalLimit: number;
   /** Seconds an Idempotency-Key's stored answer is replayed. */
   idempotencyTtlSeconds: number;
+  /** Days after which turns are soft-deleted; null keeps them forever. */
+  retentionDays: number | null;
+  /** Days a soft-deleted turn stays restorable before retention purges it. */
+  retentionGraceDays: number;
+  /** Seconds between runs of the background upkeep (topics, periods, cleanup, retention); 0: never. */
+  maintenanceIntervalSeconds: number;
+  /** 'model': topic summaries written by SUMMARY_MODEL through the upstream; else quoted turns. */
+  topicSummaries: 'extractive' | 'model';
+  /** Similarity to a topic's centre a turn needs to join it. */
+  topicThreshold: number;
+  /** Most topics an instance gets. */
+  topicMax: number;
 }
 
 export { ConfigError };
@@ -146,7 +158,16 @@ export function loadConfig(env: Env): Config {
     rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 0, 0, 1_000_000),
     retrievalLimit: read.int('MEMORY_RETRIEVAL_LIMIT', 60, 1, 1000),
     idempotencyTtlSeconds: read.int('IDEMPOTENCY_TTL_SECONDS', 86_400, 1, 30 * 86_400),
+    retentionDays: read.optional('RETENTION_DAYS') === null ? null : read.int('RETENTION_DAYS', 0, 1, 365_000),
+    retentionGraceDays: read.int('RETENTION_GRACE_DAYS', 7, 0, 3650),
+    maintenanceIntervalSeconds: read.int('MAINTENANCE_INTERVAL_SECONDS', 3600, 0, 30 * 86_400),
+    topicSummaries: read.oneOf('TOPIC_SUMMARIES', ['extractive', 'model'] as const, 'extractive'),
+    topicThreshold: read.number('TOPIC_THRESHOLD', defaultTopicThreshold(read.string('EMBEDDING_MODEL', 'local')), -1, 1),
+    topicMax: read.int('TOPIC_MAX', 64, 1, 10_000),
   };
+  if (config.topicSummaries === 'model' && config.summaryModel === null) {
+    throw new ConfigError('TOPIC_SUMMARIES', 'model summaries need SUMMARY_MODEL, the model that writes them');
+  }
   if (config.apiKeys === null && !isLoopback(config.host) && !allowUnauthenticated) {
     throw new ConfigError(
       'ALLOW_UNAUTHENTICATED',
@@ -169,6 +190,15 @@ function isLoopback(host: string): boolean {
  */
 export function defaultSynapseThreshold(embeddingModel: string): number {
   return embeddingModel === 'local' ? 0.3 : 0.85;
+}
+
+/**
+ * A turn joins a topic when it is this similar to the topic's centre. Centres of the local
+ * embedder's vectors score their own turns about 0.2-0.4 and unrelated ones near 0, so it
+ * joins at 0.15; model embeddings score everything higher.
+ */
+export function defaultTopicThreshold(embeddingModel: string): number {
+  return embeddingModel === 'local' ? 0.15 : 0.5;
 }
 
 /** Looks a model up in the table: exact name, else the longest key it starts with. */

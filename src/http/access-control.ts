@@ -12,6 +12,8 @@ const OPEN_PATHS = new Set(['/health', '/ready', '/metrics']);
 const PARTITION_IN_PATH = /^\/(?:api\/v\d+\/)?partitions?\/([^/]+)/;
 /** Management routes confined by a `partition` query parameter (the others ignore it). */
 const PARTITION_IN_QUERY = new Set(['/api/v1/export']);
+/** Routes that span partitions but show a key confined to some only its own (they filter with `mayUse`). */
+const FILTERED_LISTINGS = new Set(['/api/v1/partitions', '/api/v1/stats', '/api/v1/export']);
 
 /** Options of the access middleware. */
 export interface AccessControlOptions {
@@ -26,7 +28,7 @@ export interface AccessControlOptions {
  * Authenticates the inbound API key (when keys are configured), confines it to its partitions
  * and applies the per-partition rate limit, before any route reads or writes memory. A
  * management route whose partition the path does not name is open only to keys granted every
- * partition (routes that list partitions filter with `mayUse`).
+ * partition, except the listings that show such a key its own partitions only (FILTERED_LISTINGS).
  */
 export function accessControl(options: AccessControlOptions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -35,7 +37,12 @@ export function accessControl(options: AccessControlOptions): MiddlewareHandler<
     const partition = requestPartition(c);
     if (partition === null) {
       const grant = c.get('grant');
-      if (grant && grant.partitions !== 'all' && c.req.path.startsWith('/api/')) {
+      if (
+        grant &&
+        grant.partitions !== 'all' &&
+        c.req.path.startsWith('/api/') &&
+        !(c.req.method === 'GET' && FILTERED_LISTINGS.has(c.req.path))
+      ) {
         throw new PermissionDeniedError(
           'This route spans partitions; it needs an API key granted every partition ("*").',
           { code: 'partition_forbidden' },

@@ -34,7 +34,11 @@ export interface ImportSummary extends ImportResult {
  */
 export async function* exportJsonLines(
   store: MemoryStore,
-  options: ExportFilter & { onProgress?: (progress: TransferProgress) => void },
+  options: ExportFilter & {
+    /** Several partitions, one after the other, in one export (instead of `partition`). */
+    partitions?: string[];
+    onProgress?: (progress: TransferProgress) => void;
+  },
 ): AsyncGenerator<string> {
   const header: HeaderRecord = {
     type: 'header',
@@ -45,10 +49,13 @@ export async function* exportJsonLines(
   };
   yield `${JSON.stringify(header)}\n`;
   let records = 0;
-  for await (const record of store.exportRecords(options)) {
-    yield `${JSON.stringify(record)}\n`;
-    records += 1;
-    if (records % IMPORT_BATCH === 0) options.onProgress?.({ records });
+  const filters = options.partitions?.map((partition) => ({ ...options, partition })) ?? [options];
+  for (const filter of filters) {
+    for await (const record of store.exportRecords(filter)) {
+      yield `${JSON.stringify(record)}\n`;
+      records += 1;
+      if (records % IMPORT_BATCH === 0) options.onProgress?.({ records });
+    }
   }
   options.onProgress?.({ records });
 }

@@ -26,6 +26,17 @@ import type {
   PurgeResult,
   StoreStats,
 } from './management-types';
+import type {
+  CursorJob,
+  ExpiredDeletion,
+  OrphanCleanup,
+  PeriodQuery,
+  PeriodSummary,
+  ScopeFilter,
+  StoredTopic,
+  TopicBatch,
+  TopicSummaryUpdate,
+} from './topic-types';
 
 /** Options for listing the turns of an instance in sequence order. */
 export interface ListMessagesOptions {
@@ -218,4 +229,29 @@ export interface MemoryStore {
    * stored throws RecordImportError with its index and nothing of the batch is stored.
    */
   importRecords(records: GraphRecord[]): Promise<ImportResult>;
+
+  // Background upkeep: topics, period summaries, orphaned chunks, retention (src/memory/maintenance).
+
+  /** The topics of an instance with their live turn counts, largest first. */
+  listTopics(scope: Scope): Promise<StoredTopic[]>;
+  /** Writes one step of the topic job atomically (see TopicBatch). */
+  saveTopicBatch(scope: Scope, batch: TopicBatch): Promise<void>;
+  /** Replaces the labels and summaries of topics. */
+  setTopicSummaries(scope: Scope, updates: TopicSummaryUpdate[]): Promise<void>;
+  /** Live turns that belong to a topic, in seq order, after a cursor. */
+  listTopicMessages(scope: Scope, topicId: string, options: { afterSeq?: number; limit: number }): Promise<StoredMessage[]>;
+  /** The topic of each given turn that has one. */
+  getTopicIds(scope: Scope, ids: string[]): Promise<Map<string, string>>;
+  /** The last seq a background job finished in the instance (0: none). */
+  getJobCursor(scope: Scope, job: CursorJob): Promise<number>;
+  /** Stores period summaries (replacing those of the same periods) and the period job's cursor, atomically. */
+  savePeriodSummaries(scope: Scope, input: { summaries: PeriodSummary[]; cursor: number }): Promise<void>;
+  /** Period summaries of an instance, oldest first. */
+  listPeriodSummaries(scope: Scope, query: PeriodQuery): Promise<PeriodSummary[]>;
+  /** Deletes chunks whose turn is gone or no longer contains their text, and topic links of vanished turns. */
+  deleteOrphans(filter?: ScopeFilter): Promise<OrphanCleanup>;
+  /** Notes `now` as the deletion time of turns soft-deleted since the last call, and forgets restored ones. */
+  stampDeletions(now: number, filter?: ScopeFilter): Promise<void>;
+  /** Soft-deleted turns (not chunks) noted as deleted before `before`, oldest note first. */
+  expiredDeletions(before: number, limit: number, filter?: ScopeFilter): Promise<ExpiredDeletion[]>;
 }

@@ -11,6 +11,7 @@ import { describeManageContract } from './contract-manage';
 import { describeReadContract } from './contract-read';
 import { describeRecordContract } from './contract-records';
 import { describeSearchContract } from './contract-search';
+import { describeTopicContract } from './contract-topics';
 
 /**
  * The MemoryStore contract every adapter passes unchanged. It isolates tests by fresh
@@ -62,5 +63,6 @@ export function runStoreContract(factory: StoreFactory): void {
     describeIdempotencyContract(getStore);
     describeManageContract(getStore);
     describeExportContract(getStore);
+    describeTopicContract(getStore);
   });
 }

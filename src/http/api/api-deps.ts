@@ -1,5 +1,6 @@
 import type { Config } from '../../config/load-config';
 import type { Embedder } from '../../embeddings/embedder';
+import type { MaintenanceRunner } from '../../memory/maintenance/maintenance-runner';
 import type { MemoryEditor } from '../../memory/manage-messages';
 import type { MemoryStore } from '../../store/memory-store';
 
@@ -14,6 +15,8 @@ export interface ApiDeps {
   now: () => number;
   /** Jobs the background queue still holds (shown by /stats). */
   backgroundPending: () => number;
+  /** Runs topics, period summaries, cleanup and retention on request (POST /maintenance). */
+  maintenance: MaintenanceRunner;
 }
 
 /** The prefix of every management route. */

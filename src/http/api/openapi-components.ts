@@ -201,8 +201,10 @@ export const OPENAPI_COMPONENTS = {
           properties: {
             kind: { enum: ['sqlite', 'neo4j'] },
             size_bytes: nullable('integer'),
-            nodes: { type: 'integer' },
-            relationships: { type: 'integer' },
+            nodes: nullable('integer', { description: 'Null for a key confined to partitions.' }),
+            relationships: nullable('integer', {
+              description: 'Null for a key confined to partitions.',
+            }),
           },
         },
         partitions: { type: 'integer' },
@@ -214,7 +216,7 @@ export const OPENAPI_COMPONENTS = {
         messages_today: { type: 'integer' },
         messages: { type: 'integer' },
         tokens: { type: 'integer' },
-        tool_calls: { type: 'integer' },
+        tool_calls: nullable('integer', { description: 'Null for a key confined to partitions.' }),
         today_since: { type: 'string', format: 'date-time' },
         background_pending: { type: 'integer' },
       },

@@ -9,6 +9,7 @@ import {
   ref,
   scopeName,
 } from './openapi-components';
+import { TOPIC_PATHS, TOPIC_SCHEMAS } from './openapi-topics';
 
 // Every route can fail this way; the body is always OpenAI's error shape.
 const ERRORS = {
@@ -35,7 +36,8 @@ export const OPENAPI_DOCUMENT = {
     title: 'memory-proxy management API',
     version: '1.0.0',
     description:
-      'List, read, search, write, edit, delete, restore, purge, fork and export the memory the proxy keeps. ' +
+      'List, read, search, write, edit, delete, restore, purge, fork and export the memory the proxy keeps, ' +
+      'and read the topics and period summaries the background jobs make of it. ' +
       'Deleted turns never reach a model; purged ones are gone from the store and its search indexes.',
   },
   servers: [{ url: '/' }],
@@ -43,7 +45,8 @@ export const OPENAPI_DOCUMENT = {
   paths: {
     '/api/v1/partitions': {
       get: {
-        summary: 'List partitions with their instances, turns, tokens and last activity',
+        summary:
+          'List partitions with their instances, turns, tokens and last activity (a key confined to some partitions sees those)',
         responses: { '200': json(list('Partition'), 'Partitions by name.'), ...ERRORS },
       },
     },
@@ -219,14 +222,15 @@ export const OPENAPI_DOCUMENT = {
     },
     '/api/v1/stats': {
       get: {
-        summary: 'Store-wide figures',
+        summary:
+          'Store-wide figures (a key confined to some partitions gets the figures of those, with the store-wide ones null)',
         responses: { '200': json(ref('Stats'), 'The figures.'), ...ERRORS },
       },
     },
     '/api/v1/export': {
       get: {
         summary:
-          'Every node and relationship as JSON Lines (all scopes, a partition or an instance)',
+          'Every node and relationship as JSON Lines (all scopes, a partition or an instance; without partition, a key confined to some partitions exports those)',
         parameters: [
           param('partition', 'Only this partition.'),
           param('instance', 'Only this instance (with partition).'),
@@ -241,6 +245,7 @@ export const OPENAPI_DOCUMENT = {
         },
       },
     },
+    ...TOPIC_PATHS,
     '/api/v1/openapi.json': {
       get: {
         summary: 'This document',
@@ -248,5 +253,8 @@ export const OPENAPI_DOCUMENT = {
       },
     },
   },
-  components: OPENAPI_COMPONENTS,
+  components: {
+    ...OPENAPI_COMPONENTS,
+    schemas: { ...OPENAPI_COMPONENTS.schemas, ...TOPIC_SCHEMAS },
+  },
 } as const;

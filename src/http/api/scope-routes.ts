@@ -3,10 +3,12 @@ import { InvalidRequestError, NotFoundError } from '../../errors';
 import { exportJsonLines } from '../../memory/export-import';
 import type { Scope } from '../../store/types';
 import type { AppEnv } from '../app-env';
+import { mayUse } from '../access-control';
 import { validateScopeName } from '../scope';
 import { API_PREFIX, INSTANCE_PATH, type ApiDeps } from './api-deps';
 import { instanceJson, messageJson, partitionJson, statsJson } from './api-json';
 import { flagParam, jsonObjectBody, pathScope, stringField } from './api-params';
+import { partitionStatsJson } from './partition-stats';
 
 const DAY_MS = 86_400_000;
 
@@ -14,8 +16,13 @@ const DAY_MS = 86_400_000;
 export function registerScopeRoutes(app: Hono<AppEnv>, deps: ApiDeps): void {
   const { store } = deps;
 
+  // A key confined to some partitions sees only those (access-control lets it through).
   app.get(`${API_PREFIX}/partitions`, async (c) => {
-    return c.json({ object: 'list', data: (await store.listPartitions()).map(partitionJson) });
+    const grant = c.get('grant');
+    const partitions = (await store.listPartitions()).filter((each) =>
+      mayUse(grant, each.partition),
+    );
+    return c.json({ object: 'list', data: partitions.map(partitionJson) });
   });
 
   app.get(`${API_PREFIX}/partitions/:partition/instances`, async (c) => {
@@ -81,6 +88,16 @@ export function registerScopeRoutes(app: Hono<AppEnv>, deps: ApiDeps): void {
 
   app.get(`${API_PREFIX}/stats`, async (c) => {
     const since = Math.floor(deps.now() / DAY_MS) * DAY_MS;
+    const granted = c.get('grant')?.partitions;
+    if (granted !== undefined && granted !== 'all') {
+      return c.json(
+        await partitionStatsJson(store, {
+          partitions: [...granted].sort(),
+          since,
+          backgroundPending: deps.backgroundPending(),
+        }),
+      );
+    }
     return c.json(
       statsJson(await store.stats({ since }), {
         since,
@@ -102,9 +119,18 @@ export function registerScopeRoutes(app: Hono<AppEnv>, deps: ApiDeps): void {
         { param: 'partition', code: 'invalid_parameter' },
       );
     }
+    const granted = c.get('grant')?.partitions;
+    // Without ?partition=, a key confined to some partitions exports those, one after the other.
+    const partitions =
+      partition === undefined && granted !== undefined && granted !== 'all'
+        ? (await store.listPartitions())
+            .map((each) => each.partition)
+            .filter((each) => granted.has(each))
+        : undefined;
     const lines = exportJsonLines(store, {
       partition,
       instance,
+      partitions,
       embeddings: c.req.query('embeddings') !== 'false',
     });
     const encoder = new TextEncoder();

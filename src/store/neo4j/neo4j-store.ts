@@ -71,6 +71,19 @@ import { importRecords } from './import-records';
 import { listInstances, storeStats } from './list-instances';
 import { makeSnippet } from './map-record';
 import { purgeInstance, purgeMessage } from './purge-records';
+import { deleteOrphans, expiredDeletions, stampDeletions } from './maintenance-queries';
+import * as topics from './topic-queries';
+import type {
+  CursorJob,
+  ExpiredDeletion,
+  OrphanCleanup,
+  PeriodQuery,
+  PeriodSummary,
+  ScopeFilter,
+  StoredTopic,
+  TopicBatch,
+  TopicSummaryUpdate,
+} from '../topic-types';
 
 /** Options of the Neo4j store: the connection settings, and a clock tests can pin. */
 export type Neo4jStoreOptions = Neo4jConfig & {
@@ -374,6 +387,61 @@ export class Neo4jStore implements MemoryStore {
 
   async importRecords(records: GraphRecord[]): Promise<ImportResult> {
     return importRecords({ runner: this.runner, records, dimensions: this.dimensions });
+  }
+
+  async listTopics(scope: Scope): Promise<StoredTopic[]> {
+    return topics.listTopics(this.at(scope));
+  }
+
+  async saveTopicBatch(scope: Scope, batch: TopicBatch): Promise<void> {
+    await topics.saveTopicBatch(this.at(scope), batch);
+  }
+
+  async setTopicSummaries(scope: Scope, updates: TopicSummaryUpdate[]): Promise<void> {
+    await topics.setTopicSummaries(this.at(scope), updates);
+  }
+
+  async listTopicMessages(
+    scope: Scope,
+    topicId: string,
+    options: { afterSeq?: number; limit: number },
+  ): Promise<StoredMessage[]> {
+    return topics.listTopicMessages(this.at(scope), { topicId, ...options });
+  }
+
+  async getTopicIds(scope: Scope, ids: string[]): Promise<Map<string, string>> {
+    return topics.getTopicIds(this.at(scope), ids);
+  }
+
+  async getJobCursor(scope: Scope, job: CursorJob): Promise<number> {
+    return topics.getJobCursor(this.at(scope), job);
+  }
+
+  async savePeriodSummaries(
+    scope: Scope,
+    input: { summaries: PeriodSummary[]; cursor: number },
+  ): Promise<void> {
+    await topics.savePeriodSummaries(this.at(scope), input);
+  }
+
+  async listPeriodSummaries(scope: Scope, query: PeriodQuery): Promise<PeriodSummary[]> {
+    return topics.listPeriodSummaries(this.at(scope), query);
+  }
+
+  async deleteOrphans(filter?: ScopeFilter): Promise<OrphanCleanup> {
+    return deleteOrphans(this.runner, filter ?? {});
+  }
+
+  async stampDeletions(now: number, filter?: ScopeFilter): Promise<void> {
+    await stampDeletions(this.runner, { now, filter: filter ?? {} });
+  }
+
+  async expiredDeletions(
+    before: number,
+    limit: number,
+    filter?: ScopeFilter,
+  ): Promise<ExpiredDeletion[]> {
+    return expiredDeletions(this.runner, { before, limit, filter: filter ?? {} });
   }
 
   private at(scope: Scope): ScopedRunner {

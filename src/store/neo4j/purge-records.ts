@@ -68,6 +68,8 @@ export async function purgeInstance(scoped: ScopedRunner): Promise<PurgeResult> 
   );
   await drain('MATCH (n:CoreMemory {partition: $partition, instance: $instance})');
   await drain('MATCH (n:Summary {partition: $partition, instance: $instance})');
+  await drain('MATCH (n:Topic {partition: $partition, instance: $instance})');
+  await drain('MATCH (n:PeriodSummary {partition: $partition, instance: $instance})');
   await drain('MATCH (n:Instance {partition: $partition, instance: $instance})');
   return { messages, toolCalls };
 }

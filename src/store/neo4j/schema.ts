@@ -39,6 +39,10 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
   'CREATE INDEX toolcall_scope_message IF NOT EXISTS FOR (t:ToolCall) ON (t.partition, t.instance, t.message_id)',
   'CREATE INDEX toolcall_needs_embedding IF NOT EXISTS FOR (t:ToolCall) ON (t.needs_embedding)',
   'CREATE INDEX topic_scope IF NOT EXISTS FOR (t:Topic) ON (t.partition, t.instance)',
+  'CREATE CONSTRAINT period_summary_key IF NOT EXISTS FOR (s:PeriodSummary) REQUIRE (s.partition, s.instance, s.granularity, s.period) IS UNIQUE',
+  // Retention: soft-deleted turns and when it first saw them deleted.
+  'CREATE INDEX message_deleted IF NOT EXISTS FOR (m:Message) ON (m.deleted)',
+  'CREATE INDEX message_deleted_noted IF NOT EXISTS FOR (m:Message) ON (m.deleted_noted_at)',
   `CREATE FULLTEXT INDEX ${INDEX_NAMES.messageText} IF NOT EXISTS FOR (m:Message) ON EACH [m.content]`,
   `CREATE FULLTEXT INDEX ${INDEX_NAMES.toolCallText} IF NOT EXISTS FOR (t:ToolCall) ON EACH [t.tool_name, t.arguments, t.result]`,
 ];

@@ -65,6 +65,18 @@ import { importRecords } from './import-records';
 import { listInstances, storeStats } from './list-instances';
 import { makeSnippet } from './make-snippet';
 import { purgeInstance, purgeMessage } from './purge-records';
+import { SqliteMaintenance } from './maintenance-records';
+import type {
+  CursorJob,
+  ExpiredDeletion,
+  OrphanCleanup,
+  PeriodQuery,
+  PeriodSummary,
+  ScopeFilter,
+  StoredTopic,
+  TopicBatch,
+  TopicSummaryUpdate,
+} from '../topic-types';
 
 /** How long a writer waits for another process's write lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -457,7 +469,9 @@ export class SqliteStore implements MemoryStore {
   }
 
   async purgeInstance(scope: Scope): Promise<PurgeResult> {
-    return purgeInstance(this.admin, scope);
+    const removed = purgeInstance(this.admin, scope);
+    this.maintenance.forgetInstance(scope);
+    return removed;
   }
 
   async forkInstance(scope: Scope, input: ForkInput): Promise<StoredMessage[]> {
@@ -476,6 +490,66 @@ export class SqliteStore implements MemoryStore {
   async importRecords(records: GraphRecord[]): Promise<ImportResult> {
     const { db, statements, dimensions } = this.open;
     return importRecords({ db, statements, dimensions, records });
+  }
+
+  async listTopics(scope: Scope): Promise<StoredTopic[]> {
+    return this.maintenance.listTopics(scope);
+  }
+
+  async saveTopicBatch(scope: Scope, batch: TopicBatch): Promise<void> {
+    this.maintenance.saveTopicBatch(scope, batch);
+  }
+
+  async setTopicSummaries(scope: Scope, updates: TopicSummaryUpdate[]): Promise<void> {
+    this.maintenance.setTopicSummaries(scope, updates);
+  }
+
+  async listTopicMessages(
+    scope: Scope,
+    topicId: string,
+    options: { afterSeq?: number; limit: number },
+  ): Promise<StoredMessage[]> {
+    return this.maintenance.listTopicMessages(scope, topicId, options);
+  }
+
+  async getTopicIds(scope: Scope, ids: string[]): Promise<Map<string, string>> {
+    return this.maintenance.getTopicIds(scope, ids);
+  }
+
+  async getJobCursor(scope: Scope, job: CursorJob): Promise<number> {
+    return this.maintenance.getJobCursor(scope, job);
+  }
+
+  async savePeriodSummaries(
+    scope: Scope,
+    input: { summaries: PeriodSummary[]; cursor: number },
+  ): Promise<void> {
+    this.maintenance.savePeriodSummaries(scope, input);
+  }
+
+  async listPeriodSummaries(scope: Scope, query: PeriodQuery): Promise<PeriodSummary[]> {
+    return this.maintenance.listPeriodSummaries(scope, query);
+  }
+
+  async deleteOrphans(filter?: ScopeFilter): Promise<OrphanCleanup> {
+    return this.maintenance.deleteOrphans(filter);
+  }
+
+  async stampDeletions(now: number, filter?: ScopeFilter): Promise<void> {
+    this.maintenance.stampDeletions(now, filter);
+  }
+
+  async expiredDeletions(
+    before: number,
+    limit: number,
+    filter?: ScopeFilter,
+  ): Promise<ExpiredDeletion[]> {
+    return this.maintenance.expiredDeletions(before, limit, filter);
+  }
+
+  /** The background jobs' records of the open connection (tables made on first use). */
+  private get maintenance(): SqliteMaintenance {
+    return new SqliteMaintenance(this.open.db);
   }
 
   /** The management statements of the open connection (prepared on first use). */
