@@ -7,6 +7,7 @@ import { createLogger } from './logger';
 import { BackgroundQueue } from './memory/background-queue';
 import { sweepMissingEmbeddings } from './memory/embed-and-link';
 import { openStore } from './store/open-store';
+import { isPrimaryOf, runWorkers, WORKER_SLOT_VARIABLE } from './run-workers';
 
 /** Grace period for in-flight requests on shutdown before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -23,6 +24,12 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  if (isPrimaryOf(config.workers)) {
+    runWorkers({ workers: config.workers, logger });
+    return;
+  }
+  // With WORKERS=n, slot 0 alone sweeps and runs the upkeep; a single process is slot 0.
+  const leader = (process.env[WORKER_SLOT_VARIABLE] ?? '0') === '0';
   const storeName = config.neo4j ? `Neo4j at ${config.neo4j.uri}` : `the embedded store in ${config.dataDir}`;
   let store;
   try {
@@ -42,14 +49,16 @@ async function main(): Promise<void> {
   }
   const background = new BackgroundQueue(logger);
   // Finishes what a crash or a model change left without an embedding, without delaying startup.
-  background.push('startup-sweep', async () => {
-    const embedded = await sweepMissingEmbeddings(memoryWriter({ store, embedder, config }));
-    if (embedded > 0) logger.info('startup sweep embedded stored items', { count: embedded });
-  });
+  if (leader) {
+    background.push('startup-sweep', async () => {
+      const embedded = await sweepMissingEmbeddings(memoryWriter({ store, embedder, config }));
+      if (embedded > 0) logger.info('startup sweep embedded stored items', { count: embedded });
+    });
+  }
   // Topics, period summaries, orphan cleanup and retention, on a timer that never keeps the process up.
   const maintenance = createMaintenance({ config, store, logger });
   const app = createApp({ config, store, embedder, logger, background, maintenance });
-  maintenance.start(config.maintenanceIntervalSeconds * 1000);
+  if (leader) maintenance.start(config.maintenanceIntervalSeconds * 1000);
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     logger.info('memory-proxy listening', { url: `http://${config.host}:${info.port}`, store: store.kind, upstream: config.upstreamBaseUrl });
   });

@@ -23,6 +23,8 @@ export interface Neo4jConfig {
 export interface Config {
   port: number;
   host: string;
+  /** Processes serving the port (WORKERS); more than 1 forks workers that share the store. */
+  workers: number;
   upstreamBaseUrl: string;
   /** Used instead of the client's Authorization header when set. */
   upstreamApiKey: string | null;
@@ -113,6 +115,7 @@ export function loadConfig(env: Env): Config {
   const config: Config = {
     port: read.int('PORT', 3017, 0, 65535),
     host: read.string('HOST', '127.0.0.1'),
+    workers: read.int('WORKERS', 1, 1, 64),
     upstreamBaseUrl,
     upstreamApiKey: read.optional('UPSTREAM_API_KEY'),
     upstreamTimeoutMs: read.int('UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),

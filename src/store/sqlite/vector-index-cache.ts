@@ -50,6 +50,8 @@ interface Entry {
   recent: Set<number>;
   /** Older turns still to load, below this seq (0: all loaded). */
   loadBeforeSeq: number;
+  /** PRAGMA data_version when the index last read the database: another connection wrote if it moved. */
+  dataVersion: number;
   dropped: boolean;
 }
 
@@ -68,7 +70,6 @@ export class VectorIndexCache {
   private readonly entries = new Map<string, Entry>();
   private readonly budgetBytes: number;
   private readonly ivf: IvfOptions;
-  private dataVersion: number;
   private background: Promise<void> = Promise.resolve();
   private pendingWork = 0;
   private closed = false;
@@ -78,15 +79,13 @@ export class VectorIndexCache {
     this.pool = new CodePool(options.dimensions);
     this.budgetBytes = options.budgetBytes ?? DEFAULT_VECTOR_CACHE_BYTES;
     this.ivf = options.ivf ?? {};
-    this.dataVersion = this.statements.dataVersion.get() ?? 0;
   }
 
   /** The `k` nearest messages and chunks of a scope, best first, with exact cosine scores. */
   search(scope: Scope, vector: readonly number[], k: number): NearestRow[] {
     const unit = toUnitQuery(vector);
     if (unit === null || k <= 0) return [];
-    this.catchUpIfChanged();
-    const entry = this.entry(scope);
+    const entry = this.current(scope);
     let candidates = k + CANDIDATE_MARGIN;
     for (;;) {
       const hits = entry.index.search(vector, { candidates });
@@ -156,6 +155,7 @@ export class VectorIndexCache {
     const entry: Entry = {
       scope: scopeParams(scope),
       index: new IvfIndex(this.pool, this.ivf),
+      dataVersion: this.statements.dataVersion.get() ?? 0,
       syncedPk: this.statements.lastPk.get() ?? 0,
       holes: new Set(),
       recent: new Set(),
@@ -257,15 +257,22 @@ export class VectorIndexCache {
     return found.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  /** When another connection committed since the last look, reads what it changed. */
-  private catchUpIfChanged(): void {
-    const version = this.statements.dataVersion.get() ?? 0;
-    if (version === this.dataVersion) return;
-    this.dataVersion = version;
-    for (const entry of [...this.entries.values()]) this.catchUp(entry);
+  /**
+   * A scope's index, first reading what other connections (other proxy processes) committed
+   * since it last looked. Only the searched scope catches up: with several writing processes
+   * the version moves all the time, and catching up every cached scope on each search would
+   * cost a few queries per scope.
+   */
+  private current(scope: Scope): Entry {
+    const entry = this.entry(scope);
+    if ((this.statements.dataVersion.get() ?? 0) === entry.dataVersion) return entry;
+    this.catchUp(entry);
+    // A scope too far behind was dropped by the catch-up: load it afresh.
+    return entry.dropped ? this.entry(scope) : entry;
   }
 
   private catchUp(entry: Entry): void {
+    entry.dataVersion = this.statements.dataVersion.get() ?? 0;
     const lastPk = this.statements.lastPk.get() ?? 0;
     if (lastPk - entry.syncedPk > MAX_CATCH_UP_ROWS) {
       this.drop(entry);
