@@ -3,7 +3,7 @@
  * client in its own instance seeded with stored turns, so every request builds a context with
  * retrieval. Requests per second, latency percentiles, errors (must be 0) and the proxy's RSS.
  *   npm run bench:throughput -- [--stores sqlite,neo4j] [--seconds 30] [--clients 64] [--streams 256]
- *     [--seed-turns 1000] [--stream-seed-turns 200] [--suffix fresh] (results in throughput-<store>-<suffix>-<date>.md)
+ *     [--seed-turns 1000] [--stream-seed-turns 200] [--workers 1] [--suffix fresh] (results in throughput-<store>-<suffix>-<date>.md)
  * The proxy runs in its own process; the fake upstream and the clients share this one, all on
  * 127.0.0.1.
  */
@@ -16,7 +16,7 @@ import { bulkLoad } from './perf/bulk-load';
 import { closeConnections, postChat, type ChatTiming } from './perf/chat-client';
 import { Corpus } from './perf/corpus';
 import { mib, ms, summarize } from './perf/percentiles';
-import { startProxyChild, type ProxyChild } from './perf/proxy-child';
+import { startProxyGroup, type ProxyGroup } from './perf/proxy-child';
 import { startReport, writeReport } from './perf/report';
 
 const ANSWER = 'Sure. Here is a short answer of a few sentences, the size of a typical chat reply, so that the proxy stores and embeds a realistic turn after each request.';
@@ -30,6 +30,8 @@ const streamSeedTurns = Number(options.get('stream-seed-turns') ?? 200);
 /** Wait before each streamed chunk of the fake upstream, so streams stay open like real ones. */
 const chunkDelayMs = Number(options.get('chunk-delay') ?? 5);
 const suffix = options.get('suffix');
+/** Proxy processes, as WORKERS=n runs them. */
+const workers = Number(options.get('workers') ?? 1);
 
 for (const storeName of storeList(options.get('stores') ?? 'sqlite')) await runStore(storeName);
 closeConnections();
@@ -62,12 +64,13 @@ async function runStore(storeName: StoreName): Promise<void> {
     upstream.reset();
     answer();
   }, 1000);
-  const proxy = await startProxyChild({ ...bench.env, UPSTREAM_BASE_URL: upstream.url, UPSTREAM_API_KEY: 'bench', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) });
+  const proxy = await startProxyGroup({ ...bench.env, UPSTREAM_BASE_URL: upstream.url, UPSTREAM_API_KEY: 'bench', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) }, workers);
   const phases: PhaseResult[] = [];
   let idleRss = 0;
   let firstRequests: ChatTiming[] = [];
   try {
-    await proxy.warm([...jsonScopes, ...streamScopes]);
+    await proxy.warm(jsonScopes);
+    await proxy.warm(streamScopes);
     idleRss = (await proxy.stats()).rss;
     firstRequests = await firstRequestOfEach(proxy, jsonScopes);
     await proxy.drain();
@@ -85,13 +88,14 @@ async function runStore(storeName: StoreName): Promise<void> {
     {
       name: `throughput-${storeName}${suffix ? `-${suffix}` : ''}`,
       title: `Throughput (${storeName})`,
-      command: `npm run bench:throughput -- --stores ${storeName} --seconds ${seconds} --clients ${clients} --streams ${streams} --seed-turns ${seedTurns} --stream-seed-turns ${streamSeedTurns}${suffix ? ` --suffix ${suffix}` : ''}`,
+      command: `npm run bench:throughput -- --stores ${storeName} --seconds ${seconds} --clients ${clients} --streams ${streams} --seed-turns ${seedTurns} --stream-seed-turns ${streamSeedTurns}${workers > 1 ? ` --workers ${workers}` : ''}${suffix ? ` --suffix ${suffix}` : ''}`,
       store: bench.description,
       embedder: `${embedder.model}:${embedder.dimensions}`,
       conditions: {
         instances: `one per client: ${clients} seeded with ${seedTurns} turns (${Math.round(loadJson.perSecond)}/s), ${streams} with ${streamSeedTurns} (${Math.round(loadStreams.perSecond)}/s)`,
         upstream: `fake, answers at once; streams send ${ANSWER.split(' ').length} chunks ${chunkDelayMs} ms apart`,
         context: 'DEFAULT_CONTEXT_WINDOW 4096, memory tools offered, background work (embeddings, synapses) included',
+        'proxy processes': workers === 1 ? '1' : `${workers} on the same store (as WORKERS=${workers} runs them); RSS is their sum`,
         'proxy RSS before the load': mib(idleRss),
       },
       tables: [
@@ -126,10 +130,10 @@ async function runStore(storeName: StoreName): Promise<void> {
 }
 
 /** One request per instance, all at once: what a cold start costs, kept out of the steady-state figures. */
-async function firstRequestOfEach(proxy: ProxyChild, scopes: Scope[]): Promise<ChatTiming[]> {
+async function firstRequestOfEach(proxy: ProxyGroup, scopes: Scope[]): Promise<ChatTiming[]> {
   return Promise.all(
     scopes.map((scope, index) =>
-      postChat(`${proxy.origin}/partition/${scope.partition}/instance/${scope.instance}/v1/chat/completions`, {
+      postChat(`${proxy.originFor(index)}/partition/${scope.partition}/instance/${scope.instance}/v1/chat/completions`, {
         model: 'bench-model',
         messages: [{ role: 'user', content: new Corpus(9000 + index).question() }],
       }),
@@ -137,7 +141,7 @@ async function firstRequestOfEach(proxy: ProxyChild, scopes: Scope[]): Promise<C
   );
 }
 
-async function runPhase(input: { proxy: ProxyChild; scopes: Scope[]; stream: boolean; label: string }): Promise<PhaseResult> {
+async function runPhase(input: { proxy: ProxyGroup; scopes: Scope[]; stream: boolean; label: string }): Promise<PhaseResult> {
   const timings: ChatTiming[] = [];
   let errors = 0;
   let errorSample = '';
@@ -154,7 +158,7 @@ async function runPhase(input: { proxy: ProxyChild; scopes: Scope[]; stream: boo
   await Promise.all(
     input.scopes.map(async (scope, index) => {
       const corpus = new Corpus(5000 + index);
-      const url = `${input.proxy.origin}/partition/${scope.partition}/instance/${scope.instance}/v1/chat/completions`;
+      const url = `${input.proxy.originFor(index)}/partition/${scope.partition}/instance/${scope.instance}/v1/chat/completions`;
       while (performance.now() < end) {
         const body = { model: 'bench-model', stream: input.stream, messages: [{ role: 'user', content: corpus.question() }] };
         try {

@@ -61,3 +61,41 @@ export async function startProxyChild(env: Record<string, string>): Promise<Prox
       }),
   };
 }
+
+/** `count` proxy processes on one store, as `WORKERS=count` runs them; client `index` talks to one of them. */
+export interface ProxyGroup {
+  count: number;
+  originFor(index: number): string;
+  /** RSS summed over the processes; background jobs summed. */
+  stats(): Promise<{ rss: number; background: number }>;
+  warm(scopes: Scope[]): Promise<void>;
+  drain(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `count` proxy processes on the same store. WORKERS=n shares one port through the
+ * primary, which hands each connection to the next worker; a client here keeps its connection
+ * to one process the same way, picked by its index.
+ */
+export async function startProxyGroup(env: Record<string, string>, count: number): Promise<ProxyGroup> {
+  const children = await Promise.all(Array.from({ length: count }, () => startProxyChild(env)));
+  return {
+    count,
+    originFor: (index) => children[index % count]!.origin,
+    async stats() {
+      const all = await Promise.all(children.map((child) => child.stats()));
+      return { rss: all.reduce((sum, one) => sum + one.rss, 0), background: all.reduce((sum, one) => sum + one.background, 0) };
+    },
+    async warm(scopes) {
+      // Each process loads the indexes of the scopes its clients use.
+      await Promise.all(children.map((child, slot) => child.warm(scopes.filter((_, index) => index % count === slot))));
+    },
+    async drain() {
+      await Promise.all(children.map((child) => child.drain()));
+    },
+    async stop() {
+      await Promise.all(children.map((child) => child.stop()));
+    },
+  };
+}
