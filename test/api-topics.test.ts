@@ -4,7 +4,7 @@ import { LocalEmbedder } from '../src/embeddings/local-embedder';
 import type { MemoryStore } from '../src/store/memory-store';
 import type { Scope } from '../src/store/types';
 import { apiClient, instancePath } from './support/api-client';
-import { startFakeUpstream, type FakeUpstream } from './support/fake-upstream';
+import { startFakeUpstream, textReply, type FakeUpstream } from './support/fake-upstream';
 import { expectOpenAiError } from './support/http-checks';
 import { startProxy, type RunningProxy } from './support/proxy-harness';
 import { storeFactories, TEST_DIMENSIONS } from './support/stores';
@@ -277,6 +277,63 @@ for (const factory of storeFactories()) {
       expect(bad.error.param).toBe('granularity');
     });
 
+    it('summarizes each day and week of turns spread over several days', async () => {
+      const scope = freshScope();
+      const day = 86_400_000;
+      // Saturday 21, Sunday 22 and Monday 23 November 2026: two ISO weeks.
+      const saturday = Date.UTC(2026, 10, 21, 10);
+      let parentId: string | null = null;
+      for (const [offset, content] of [
+        [0, 'Saturday question about bread'],
+        [0, 'Saturday answer about bread'],
+        [day, 'Sunday question about telescopes'],
+        [2 * day, 'Monday question about bicycles'],
+      ] as const) {
+        const role = content.includes('answer') ? 'assistant' : 'user';
+        const [stored] = await store.appendPath(scope, {
+          parentId,
+          messages: [
+            {
+              role,
+              content,
+              raw: { role, content },
+              contentHash: ulid(),
+              tokenCount: 5,
+              timestamp: saturday + offset,
+            },
+          ],
+        });
+        parentId = stored!.message.id;
+      }
+      await maintain(scope, { jobs: ['periods'] });
+      const days = (await api.get(`${instancePath(scope)}/periods`)).body.data;
+      expect(
+        days.map((each: { period: string; messages: number; user_messages: number }) => [
+          each.period,
+          each.messages,
+          each.user_messages,
+        ]),
+      ).toEqual([
+        ['2026-11-21', 2, 1],
+        ['2026-11-22', 1, 1],
+        ['2026-11-23', 1, 1],
+      ]);
+      expect(days[0].summary).toContain('Saturday question about bread');
+      const weeks = (await api.get(`${instancePath(scope)}/periods?granularity=week`)).body.data;
+      expect(
+        weeks.map((each: { period: string; messages: number }) => [each.period, each.messages]),
+      ).toEqual([
+        ['2026-W47', 3],
+        ['2026-W48', 1],
+      ]);
+      const sunday = await api.get(
+        `${instancePath(scope)}/periods?from=2026-11-22T00:00:00Z&to=2026-11-23T00:00:00Z`,
+      );
+      expect(sunday.body.data.map((each: { period: string }) => each.period)).toEqual([
+        '2026-11-22',
+      ]);
+    });
+
     it('cleans up orphaned chunks and leaves the chunks of long turns alone', async () => {
       const scope = freshScope();
       const long = Array.from(
@@ -348,6 +405,80 @@ for (const factory of storeFactories()) {
       } finally {
         clockOffset = 0;
       }
+    });
+  });
+
+  describe(`model-written topic summaries (${factory.name})`, () => {
+    let store: MemoryStore;
+    let upstream: FakeUpstream;
+    let proxy: RunningProxy;
+    let api: ReturnType<typeof apiClient>;
+
+    beforeAll(async () => {
+      store = await factory.create();
+      upstream = await startFakeUpstream();
+      proxy = await startProxy({
+        store,
+        upstreamUrl: upstream.url,
+        env: {
+          TOPIC_SUMMARIES: 'model',
+          SUMMARY_MODEL: 'summary-model',
+          UPSTREAM_API_KEY: 'sk-proxy-own-key',
+        },
+      });
+      api = apiClient(proxy.origin);
+    });
+    afterAll(async () => {
+      await proxy?.close();
+      await upstream?.close();
+      await store?.close();
+    });
+
+    it('asks SUMMARY_MODEL for each topic in the background, and keeps the quoted summary when it fails', async () => {
+      const scope = freshScope();
+      const reply = await api.post(`${instancePath(scope)}/messages`, { messages: conversation() });
+      expect(reply.status).toBe(201);
+      await proxy.background.drain();
+      upstream.onChat((request) => textReply(request, 'A written summary of the topic.'));
+      const report = await api.post(`${instancePath(scope)}/maintenance`, { jobs: ['topics'] });
+      expect(report.status).toBe(200);
+      const topics = (await api.get(`${instancePath(scope)}/topics`)).body.data as TopicBody[];
+      expect(topics.length).toBeGreaterThanOrEqual(2);
+      for (const topic of topics) {
+        expect(topic).toMatchObject({
+          summary_kind: 'model',
+          summary: 'A written summary of the topic.',
+        });
+      }
+      const asked = upstream.chatRequests();
+      expect(asked).toHaveLength(topics.length);
+      expect(asked[0]!.body['model']).toBe('summary-model');
+      expect(asked[0]!.headers['authorization']).toBe('Bearer sk-proxy-own-key');
+      expect(JSON.stringify(asked.map((request) => request.body))).toContain('sourdough');
+
+      // The upstream fails: the next summaries quote the turns instead.
+      upstream.onChat(() => ({
+        kind: 'json',
+        status: 400,
+        body: {
+          error: {
+            message: 'no such model',
+            type: 'invalid_request_error',
+            param: null,
+            code: null,
+          },
+        },
+      }));
+      await api.post(`${instancePath(scope)}/messages`, {
+        messages: [
+          { role: 'user', content: 'Bake the sourdough bread with steam for a darker crust?' },
+        ],
+      });
+      await proxy.background.drain();
+      await api.post(`${instancePath(scope)}/maintenance`, { jobs: ['topics'] });
+      const after = (await api.get(`${instancePath(scope)}/topics`)).body.data as TopicBody[];
+      expect(after.some((topic) => topic.summary_kind === 'extractive')).toBe(true);
+      upstream.reset();
     });
   });
 }

@@ -150,6 +150,48 @@ describe('memory-proxy CLI', () => {
 
   for (const factory of storeFactories()) {
     it.concurrent(
+      `runs the background jobs for a partition and lists the topics, with --json (${factory.name})`,
+      async () => {
+        const { store, env } = await openTarget(factory.name);
+        const scope = { partition: `cli-${ulid()}`, instance: 'notes' };
+        try {
+          await seed(store, scope, `w${ulid().toLowerCase()}`);
+          const report = json(
+            await cli(
+              env,
+              'maintain',
+              '--jobs',
+              'topics,periods',
+              '--partition',
+              scope.partition,
+              '--json',
+            ),
+          );
+          expect(report).toMatchObject({
+            object: 'memory.maintenance',
+            completed: true,
+            topics: { instances: 1, assigned: 4, done: true },
+            periods: { instances: 1, done: true },
+            retention: null,
+          });
+          const topics = json(await cli(env, 'topics', scope.partition, scope.instance, '--json'));
+          expect(
+            topics.data.reduce(
+              (sum: number, topic: { messages: number }) => sum + topic.messages,
+              0,
+            ),
+          ).toBe(4);
+          const text = await cli(env, 'topics', scope.partition, scope.instance);
+          expect(text.stdout).toContain(topics.data[0].id);
+          const usage = await cli(env, 'maintain', '--jobs', 'everything');
+          expect(usage.code).toBe(2);
+        } finally {
+          await store.close();
+        }
+      },
+    );
+
+    it.concurrent(
       `exports, purges and imports the same graph back, and purges one turn, with --json (${factory.name})`,
       async () => {
         const { store, env } = await openTarget(factory.name);
