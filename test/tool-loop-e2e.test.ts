@@ -159,6 +159,24 @@ for (const factory of storeFactories()) {
       }
     });
 
+    it('offers the largest set of memory tools that fits in a quarter of the window', async () => {
+      const offered = async (window: number) => {
+        upstream.reset();
+        upstream.onChat((request) => textReply(request, 'ok'));
+        await client.chat.completions.create(
+          { model: 'local-test-model', max_tokens: 100, messages: [{ role: 'user', content: `Which tools at ${window}?` }] },
+          { headers: { 'x-memory-context-window': String(window) } },
+        );
+        return toolNames(upstream.chatRequests()[0]!).sort();
+      };
+      expect(await offered(16384)).toContain('get_period_messages');
+      const essential = await offered(4096);
+      expect(essential).toContain('core_memory_append');
+      expect(essential).not.toContain('get_period_messages');
+      // At 2,048 tokens the essential set alone would take 47% of the window.
+      expect(await offered(2048)).toEqual(['get_messages_by_ids', 'search_and_retrieve']);
+    });
+
     it('passes a client tool call through untouched, and in a mixed round returns only the client calls', async () => {
       const tools = [{ type: 'function' as const, function: { name: 'send_email', parameters: { type: 'object', properties: { to: { type: 'string' } } } } }];
       upstream.onChat((request) => toolCallReply(request, [{ id: 'call_c1', name: 'send_email', arguments: '{"to":"ada@example.com"}' }]));

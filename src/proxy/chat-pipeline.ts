@@ -20,10 +20,16 @@ const MEMORY_PRESSURE_LEVEL = 0.9;
 const DEFAULT_PRESSURE_WARNING =
   'This conversation holds {current_tokens} tokens against a budget of {max_tokens}; older turns are summarised and retrieved on demand.';
 
-/** Share of the context window the full set of memory tools may take before only the essential ones are offered. */
-const TOOLS_SHARE = 0.2;
-/** The tools offered to small windows: search, fetch, thread, and core memory. */
+/** Share of the context window the memory tools may take: the largest set that fits is offered. */
+const TOOLS_SHARE = 0.25;
+/** The tools offered to small windows: search, fetch, thread, and core memory (~960 tokens). */
 const ESSENTIAL_TOOLS = new Set(['search_and_retrieve', 'get_messages_by_ids', 'get_conversation_thread', 'core_memory_append', 'core_memory_replace']);
+/**
+ * The tools offered when even the essential ones would take more than TOOLS_SHARE (windows under
+ * ~3,900 tokens): search, and fetch the ids the memory index shows (~390 tokens). At a 2,048-token
+ * window the essential set took 47% of the window and cut recall (README, "How memory works").
+ */
+const MINIMAL_TOOLS = new Set(['search_and_retrieve', 'get_messages_by_ids']);
 
 /** What the chat pipeline needs from the app. */
 export interface ChatDeps {
@@ -148,7 +154,8 @@ export async function runChat(deps: ChatDeps, request: ChatRequest): Promise<Cha
 
 /**
  * The memory tools this request offers: none when off, for tool-less models, or when the client
- * forbids tools; only the essential ones when the whole set would take too much of a small window.
+ * forbids tools; for a small window, the largest of the whole set, the essential ones and the
+ * minimal ones that fits in its share (the minimal ones when none does).
  */
 function offeredTools(deps: ChatDeps, body: ChatRequest['body'], contextWindowOverride: number | null) {
   if (!deps.config.memoryTools || deps.config.memoryToolsMaxDepth === 0) return [];
@@ -163,8 +170,25 @@ function offeredTools(deps: ChatDeps, body: ChatRequest['body'], contextWindowOv
   );
   const all = memoryToolDefinitions(clientNames);
   const contextWindow = contextWindowOverride ?? model?.contextWindow ?? deps.config.defaultContextWindow;
-  if (countToolsTokens(all) <= contextWindow * TOOLS_SHARE) return all;
-  return all.filter((tool) => ESSENTIAL_TOOLS.has(tool.function.name));
+  const tiers = toolTiers(all);
+  return (tiers.find((tier) => tier.tokens <= contextWindow * TOOLS_SHARE) ?? tiers.at(-1)!).tools;
+}
+
+type ToolDefinitions = ReturnType<typeof memoryToolDefinitions>;
+/** The sets of memory tools, largest first, by the definitions they come from. */
+const tierCache = new WeakMap<ToolDefinitions, { tools: ToolDefinitions; tokens: number }[]>();
+
+function toolTiers(all: ToolDefinitions): { tools: ToolDefinitions; tokens: number }[] {
+  let tiers = tierCache.get(all);
+  if (tiers === undefined) {
+    tiers = [
+      all,
+      all.filter((tool) => ESSENTIAL_TOOLS.has(tool.function.name)),
+      all.filter((tool) => MINIMAL_TOOLS.has(tool.function.name)),
+    ].map((tools) => ({ tools, tokens: countToolsTokens(tools) }));
+    tierCache.set(all, tiers);
+  }
+  return tiers;
 }
 
 /** Times one upstream call for /metrics, labelled with its outcome (status or error code). */
