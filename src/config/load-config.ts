@@ -159,7 +159,7 @@ export function loadConfig(env: Env): Config {
     storeFailureMode: read.oneOf('STORE_FAILURE_MODE', ['closed', 'open'] as const, 'closed'),
     apiKeys: apiKeysFile === null ? null : loadApiKeys(apiKeysFile),
     rateLimitPerMinute: read.int('RATE_LIMIT_PER_MINUTE', 0, 0, 1_000_000),
-    retrievalLimit: read.int('MEMORY_RETRIEVAL_LIMIT', 60, 1, 1000),
+    retrievalLimit: read.int('MEMORY_RETRIEVAL_LIMIT', 60, 1, 20_000),
     idempotencyTtlSeconds: read.int('IDEMPOTENCY_TTL_SECONDS', 86_400, 1, 30 * 86_400),
     retentionDays: read.optional('RETENTION_DAYS') === null ? null : read.int('RETENTION_DAYS', 0, 1, 365_000),
     retentionGraceDays: read.int('RETENTION_GRACE_DAYS', 7, 0, 3650),

@@ -3,7 +3,7 @@ import type { Scope, StoredMessage } from '../store/types';
 
 /** The k of reciprocal rank fusion: how much a first place outweighs a tenth. */
 const RRF_K = 60;
-/** Hits asked of each retriever. */
+/** Hits asked of each retriever, at least (half the limit when that is more). */
 const PER_RETRIEVER = 40;
 /** Fused hits whose graph neighbours are added as a third ranked list. */
 const EXPAND_FROM = 8;
@@ -15,6 +15,12 @@ const GRAPH_WEIGHT = 0.5;
  * stands above this floor keeps noise from one retriever from drowning a real hit of another.
  */
 const VECTOR_SCORE_FLOOR = 0.1;
+/**
+ * Cosine at and above which a vector hit counts as much as a full-text hit of the same rank: a
+ * paraphrase scores 0.30 on average with the local embedder (unrelated turns 0.015), and scaled
+ * against 1.0 it weighed a fifth of a keyword match, so everyday words outranked it (recall bench).
+ */
+const VECTOR_SCORE_FULL = 0.3;
 /** Largest share recency may add to a fused score: enough to break ties, never to reorder hits. */
 const RECENCY_WEIGHT = 0.0005;
 
@@ -49,13 +55,19 @@ export interface RetrieveInput {
  */
 export async function retrieve(input: RetrieveInput): Promise<RetrievedTurn[]> {
   const { store, scope } = input;
+  // A limit past a few hundred (MEMORY_RETRIEVAL_LIMIT) asks each retriever for more, so the
+  // memory index can reach its clusters and overview formats (by result count).
+  const k = Math.max(PER_RETRIEVER, Math.ceil(input.limit / 2));
   const [vectorHits, textHits] = await Promise.all([
-    input.vector ? store.vectorSearch(scope, input.vector, { k: PER_RETRIEVER }) : Promise.resolve([]),
-    input.text.trim() ? store.fullTextSearch(scope, input.text, { k: PER_RETRIEVER }) : Promise.resolve([]),
+    input.vector ? store.vectorSearch(scope, input.vector, { k }) : Promise.resolve([]),
+    input.text.trim() ? store.fullTextSearch(scope, input.text, { k }) : Promise.resolve([]),
   ]);
   const vectorList = vectorHits
     .filter((hit) => hit.kind === 'message' && hit.score > VECTOR_SCORE_FLOOR)
-    .map((hit) => ({ id: hit.id, weight: (hit.score - VECTOR_SCORE_FLOOR) / (1 - VECTOR_SCORE_FLOOR) }));
+    .map((hit) => ({
+      id: hit.id,
+      weight: Math.min(1, (hit.score - VECTOR_SCORE_FLOOR) / (VECTOR_SCORE_FULL - VECTOR_SCORE_FLOOR)),
+    }));
   const textList = textHits.map((hit) => ({ id: hit.id, weight: 1 }));
   const loaded = await loadTurns(store, scope, [...vectorList, ...textList].map((hit) => hit.id));
 
@@ -79,7 +91,7 @@ export async function retrieve(input: RetrieveInput): Promise<RetrievedTurn[]> {
 
   const seeds = [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, EXPAND_FROM).map(([id]) => id);
   if (seeds.length > 0) {
-    const neighbours = await store.neighbours(scope, seeds, { limit: PER_RETRIEVER });
+    const neighbours = await store.neighbours(scope, seeds, { limit: k });
     const neighbourList = neighbours
       .sort((a, b) => b.score - a.score)
       .map((neighbour) => ({ id: neighbour.id, weight: GRAPH_WEIGHT * Math.max(0, Math.min(1, neighbour.score)) }));
