@@ -51,6 +51,7 @@ function conversation(): { role: string; content: string }[] {
 
 interface TopicBody {
   id: string;
+  highlight_ids: string[];
   label: string;
   summary: string;
   summary_kind: string;
@@ -332,6 +333,30 @@ for (const factory of storeFactories()) {
       expect(sunday.body.data.map((each: { period: string }) => each.period)).toEqual([
         '2026-11-22',
       ]);
+    });
+
+    it("drops a purged turn's words from topic and period summaries at the next run", async () => {
+      const scope = freshScope();
+      await append(scope, conversation());
+      await maintain(scope, { jobs: ['topics', 'periods'] });
+      const [topic] = await topicsOf(scope);
+      const quotedId = topic!.highlight_ids[0]!;
+      const quoted = (await api.get(`${instancePath(scope)}/messages/${quotedId}`)).body.content;
+      expect(topic!.summary).toContain(quoted.slice(0, 40));
+
+      const purged = await api.delete(`${instancePath(scope)}/messages/${quotedId}?purge=true`);
+      expect(purged.status).toBe(200);
+      const report = await maintain(scope, { jobs: ['orphans', 'topics', 'periods'] });
+      expect(report.topics.summarized).toBeGreaterThanOrEqual(1);
+      const topics = JSON.stringify(await topicsOf(scope));
+      const periods = JSON.stringify([
+        ...(await api.get(`${instancePath(scope)}/periods`)).body.data,
+        ...(await api.get(`${instancePath(scope)}/periods?granularity=week`)).body.data,
+      ]);
+      for (const text of [topics, periods]) {
+        expect(text).not.toContain(quotedId);
+        expect(text).not.toContain(quoted.slice(0, 40));
+      }
     });
 
     it('cleans up orphaned chunks and leaves the chunks of long turns alone', async () => {

@@ -12,6 +12,8 @@ export interface StoredTopic {
   label: string;
   summary: string;
   summaryKind: SummaryKind;
+  /** The turns its summary quotes (or was written from); a summary is made again when one goes. */
+  highlightIds: string[];
   /** Turns the topic job assigned to it (deleted ones included until they are purged). */
   size: number;
   /** Live turns that belong to it now (read from the links, not stored). */
@@ -44,6 +46,7 @@ export interface TopicSummaryUpdate {
   label: string;
   summary: string;
   summaryKind: SummaryKind;
+  highlightIds: string[];
 }
 
 /** The length of a summarized period. */

@@ -16,6 +16,7 @@ function topic(extra: Partial<TopicWrite> = {}): TopicWrite {
     label: 'bread, dough',
     summary: 'user: how long to knead',
     summaryKind: 'extractive',
+    highlightIds: [],
     size: 1,
     centroid: Array.from(Float32Array.from(randomUnitVector())),
     periodStart: 1_000,
@@ -100,12 +101,19 @@ export function describeTopicContract(getStore: StoreGetter): void {
       );
 
       await store.setTopicSummaries(scope, [
-        { id: first.id, label: 'new label', summary: 'written', summaryKind: 'model' },
+        {
+          id: first.id,
+          label: 'new label',
+          summary: 'written',
+          summaryKind: 'model',
+          highlightIds: [turns[0]!.id],
+        },
       ]);
       expect((await store.listTopics(scope)).find((each) => each.id === first.id)).toMatchObject({
         label: 'new label',
         summary: 'written',
         summaryKind: 'model',
+        highlightIds: [turns[0]!.id],
       });
 
       // Deleted turns stop counting; other scopes see nothing.

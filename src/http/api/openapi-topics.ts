@@ -146,6 +146,11 @@ export const TOPIC_SCHEMAS = {
         description: 'Its most central turns quoted, or a model’s summary of them.',
       },
       summary_kind: { enum: ['extractive', 'model'] },
+      highlight_ids: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'The turns the summary quotes or was written from.',
+      },
       messages: { type: 'integer', description: 'Live turns that belong to it.' },
       size: { type: 'integer', description: 'Turns ever assigned to it, deleted ones included.' },
       period_start: { type: 'string', format: 'date-time' },

@@ -15,6 +15,7 @@ export function topicJson(topic: StoredTopic) {
     label: topic.label,
     summary: topic.summary,
     summary_kind: topic.summaryKind,
+    highlight_ids: topic.highlightIds,
     messages: topic.messages,
     size: topic.size,
     period_start: iso(topic.periodStart),

@@ -88,9 +88,7 @@ export async function clusterTopics(options: ClusterTopicsOptions): Promise<Clus
     batches += 1;
     if (step.waiting) break;
   }
-  const stale = [...topics.values()]
-    .filter((topic) => topic.summary === '')
-    .map((topic) => topic.id);
+  const stale = await staleTopics(store, scope, [...topics.values()]);
   result.summarized = await summarizeTopics({
     store,
     scope,
@@ -98,6 +96,24 @@ export async function clusterTopics(options: ClusterTopicsOptions): Promise<Clus
     summarizer: options.summarizer ?? null,
   });
   return result;
+}
+
+/**
+ * Topics whose summary is missing or quotes a turn that was deleted or purged since:
+ * their summaries are made again, so a purged turn's words do not outlive it there.
+ */
+async function staleTopics(
+  store: MemoryStore,
+  scope: Scope,
+  topics: WorkingTopic[],
+): Promise<string[]> {
+  const quoted = [...new Set(topics.flatMap((topic) => topic.highlightIds))];
+  const live = new Set(
+    (await store.getMessages(scope, quoted)).filter((turn) => !turn.deleted).map((turn) => turn.id),
+  );
+  return topics
+    .filter((topic) => topic.summary === '' || topic.highlightIds.some((id) => !live.has(id)))
+    .map((topic) => topic.id);
 }
 
 /** Assigns one page of turns; stops before a turn whose embedding is not made yet. */
@@ -173,6 +189,7 @@ function newTopic(id: string, turn: StoredMessage, vector: number[], now: number
     label: '',
     summary: '',
     summaryKind: 'extractive',
+    highlightIds: [],
     size: 1,
     centroid: storable(normalize([...vector])),
     periodStart: turn.timestamp,

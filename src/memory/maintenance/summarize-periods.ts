@@ -10,6 +10,8 @@ const STEP = 1_000;
 const SAMPLE = 2_000;
 /** Topics a period lists. */
 const PERIOD_TOPICS = 5;
+/** Stored periods checked for quotes of deleted turns (about 270 years of days). */
+const MAX_PERIODS = 100_000;
 
 /** A period's bounds and name. */
 export interface PeriodBounds {
@@ -66,6 +68,15 @@ export async function summarizePeriods(
   let cursor = await store.getJobCursor(scope, 'periods');
   let periods = 0;
   const labels = new Map((await store.listTopics(scope)).map((topic) => [topic.id, topic.label]));
+  const stale = await stalePeriods(store, scope);
+  if (stale.length > 0) {
+    const summaries: PeriodSummary[] = [];
+    for (const bounds of stale) {
+      summaries.push(await summarizePeriod({ store, scope, bounds, labels, now: options.now() }));
+    }
+    await store.savePeriodSummaries(scope, { summaries, cursor });
+    periods += summaries.length;
+  }
   for (;;) {
     if (options.stopping?.()) return { periods, done: false };
     const turns = await store.listMessages(scope, {
@@ -87,6 +98,27 @@ export async function summarizePeriods(
     await store.savePeriodSummaries(scope, { summaries, cursor });
     periods += summaries.length;
   }
+}
+
+/**
+ * Stored periods whose summary quotes a turn deleted or purged since: summarized again, so a
+ * purged turn's words do not outlive it there. Other periods keep the counts they were made with.
+ */
+async function stalePeriods(store: MemoryStore, scope: Scope): Promise<PeriodBounds[]> {
+  const stored = (
+    await Promise.all(
+      (['day', 'week'] as const).map((granularity) =>
+        store.listPeriodSummaries(scope, { granularity, limit: MAX_PERIODS }),
+      ),
+    )
+  ).flat();
+  const quoted = [...new Set(stored.flatMap((summary) => summary.highlightIds))];
+  const live = new Set(
+    (await store.getMessages(scope, quoted)).filter((turn) => !turn.deleted).map((turn) => turn.id),
+  );
+  return stored
+    .filter((summary) => summary.highlightIds.some((id) => !live.has(id)))
+    .map(({ granularity, period, start, end }) => ({ granularity, period, start, end }));
 }
 
 async function summarizePeriod(input: {

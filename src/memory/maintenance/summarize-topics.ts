@@ -41,22 +41,24 @@ export async function summarizeTopics(input: {
       vector: vectors.get(message.id),
     }));
     const label = labelOf(members);
-    let summary = quoteTurns(centralTurns(turns, topic.centroid));
+    const quoted = centralTurns(turns, topic.centroid);
+    let summary = quoteTurns(quoted);
     let summaryKind: TopicSummaryUpdate['summaryKind'] = 'extractive';
+    let highlightIds = quoted.map((turn) => turn.id);
     if (input.summarizer) {
       try {
-        const written = (
-          await input.summarizer({ label, turns: centralTurns(turns, topic.centroid, MODEL_TURNS) })
-        ).trim();
+        const shown = centralTurns(turns, topic.centroid, MODEL_TURNS);
+        const written = (await input.summarizer({ label, turns: shown })).trim();
         if (written !== '') {
           summary = written;
           summaryKind = 'model';
+          highlightIds = shown.map((turn) => turn.id);
         }
       } catch {
         // The upstream may be down or refuse the summary model: the quoted summary stands.
       }
     }
-    updates.push({ id, label, summary, summaryKind });
+    updates.push({ id, label, summary, summaryKind, highlightIds });
   }
   await store.setTopicSummaries(scope, updates);
   return updates.length;

@@ -25,7 +25,7 @@ MERGE (t:Topic {id: row.id})
 ON CREATE SET t.partition = $partition, t.instance = $instance
 WITH t, row WHERE t.partition = $partition AND t.instance = $instance
 SET t.label = row.label, t.summary = row.summary, t.summary_kind = row.summary_kind,
-    t.size = row.size, t.period_start = row.period_start, t.period_end = row.period_end,
+    t.highlight_ids = row.highlight_ids, t.size = row.size, t.period_start = row.period_start, t.period_end = row.period_end,
     t.updated_at = row.updated_at, t.centroid = row.centroid`;
 
 // A turn's earlier link goes, so each turn belongs to one topic however often the job runs.
@@ -65,6 +65,7 @@ export async function saveTopicBatch(scoped: ScopedRunner, batch: TopicBatch): P
           label: topic.label,
           summary: topic.summary,
           summary_kind: topic.summaryKind,
+          highlight_ids: topic.highlightIds,
           size: integerParam(topic.size),
           period_start: topic.periodStart,
           period_end: topic.periodEnd,
@@ -89,7 +90,8 @@ export async function setTopicSummaries(
   await runner.write(
     `UNWIND $updates AS row
      MATCH (t:Topic {id: row.id}) WHERE t.partition = $partition AND t.instance = $instance
-     SET t.label = row.label, t.summary = row.summary, t.summary_kind = row.summaryKind`,
+     SET t.label = row.label, t.summary = row.summary, t.summary_kind = row.summaryKind,
+         t.highlight_ids = row.highlightIds`,
     { ...scopeParams(scope), updates },
   );
 }
@@ -222,6 +224,7 @@ function toTopic(row: Row): StoredTopic {
     label: String(topic['label'] ?? ''),
     summary: String(topic['summary'] ?? ''),
     summaryKind: (topic['summary_kind'] ?? 'extractive') as SummaryKind,
+    highlightIds: (topic['highlight_ids'] as string[] | null) ?? [],
     size: toNumber(topic['size']) ?? 0,
     messages: toNumber(row['live']) ?? 0,
     centroid: (topic['centroid'] as number[] | null) ?? [],

@@ -49,6 +49,7 @@ export class SqliteMaintenance {
             label: topic.label,
             summary: topic.summary,
             summary_kind: topic.summaryKind,
+            highlight_ids: JSON.stringify(topic.highlightIds),
             size: topic.size,
             period_start: topic.periodStart,
             period_end: topic.periodEnd,
@@ -67,7 +68,13 @@ export class SqliteMaintenance {
     const params = scopeParams(scope);
     this.db
       .transaction(() => {
-        for (const update of updates) statements.setTopicSummary.run({ ...params, ...update });
+        for (const update of updates) {
+          statements.setTopicSummary.run({
+            ...params,
+            ...update,
+            highlightIds: JSON.stringify(update.highlightIds),
+          });
+        }
       })
       .immediate();
   }
@@ -183,6 +190,7 @@ function toTopic(row: TopicRow): StoredTopic {
     label: row.label,
     summary: row.summary,
     summaryKind: row.summary_kind as SummaryKind,
+    highlightIds: JSON.parse(row.highlight_ids) as string[],
     size: row.size,
     messages: row.live,
     centroid: Array.from(decodeVector(row.centroid)),

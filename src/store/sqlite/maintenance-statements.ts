@@ -12,6 +12,7 @@ CREATE TABLE IF NOT EXISTS topics (
   label TEXT NOT NULL,
   summary TEXT NOT NULL,
   summary_kind TEXT NOT NULL,
+  highlight_ids TEXT NOT NULL,
   size INTEGER NOT NULL,
   period_start INTEGER NOT NULL,
   period_end INTEGER NOT NULL,
@@ -73,6 +74,7 @@ export interface TopicRow {
   label: string;
   summary: string;
   summary_kind: string;
+  highlight_ids: string;
   size: number;
   period_start: number;
   period_end: number;
@@ -139,20 +141,22 @@ function prepare(db: Database.Database) {
        FROM topics t WHERE ${IN_SCOPE} ORDER BY live DESC, t.id`,
     ),
     upsertTopic: db.prepare<TopicParams>(
-      `INSERT INTO topics (id, partition, instance, label, summary, summary_kind, size, period_start,
-         period_end, updated_at, centroid)
-       VALUES (@id, @partition, @instance, @label, @summary, @summary_kind, @size, @period_start,
-         @period_end, @updated_at, @centroid)
+      `INSERT INTO topics (id, partition, instance, label, summary, summary_kind, highlight_ids, size,
+         period_start, period_end, updated_at, centroid)
+       VALUES (@id, @partition, @instance, @label, @summary, @summary_kind, @highlight_ids, @size,
+         @period_start, @period_end, @updated_at, @centroid)
        ON CONFLICT (id) DO UPDATE SET label = excluded.label, summary = excluded.summary,
-         summary_kind = excluded.summary_kind, size = excluded.size,
+         summary_kind = excluded.summary_kind, highlight_ids = excluded.highlight_ids,
+         size = excluded.size,
          period_start = excluded.period_start, period_end = excluded.period_end,
          updated_at = excluded.updated_at, centroid = excluded.centroid
        WHERE topics.partition = excluded.partition AND topics.instance = excluded.instance`,
     ),
     setTopicSummary: db.prepare<
-      ByIdParams & { label: string; summary: string; summaryKind: string }
+      ByIdParams & { label: string; summary: string; summaryKind: string; highlightIds: string }
     >(
-      `UPDATE topics SET label = @label, summary = @summary, summary_kind = @summaryKind
+      `UPDATE topics SET label = @label, summary = @summary, summary_kind = @summaryKind,
+         highlight_ids = @highlightIds
        WHERE id = @id AND ${IN_SCOPE}`,
     ),
     // Only turns of the scope are linked, and a turn's link moves rather than doubles.
