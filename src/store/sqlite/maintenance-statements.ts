@@ -119,6 +119,11 @@ export function maintenanceStatements(db: Database.Database): MaintenanceStateme
   let statements = cache.get(db);
   if (!statements) {
     db.exec(MAINTENANCE_SCHEMA);
+    // Topics tables made before summaries remembered their quotes lack the column.
+    const columns = db.pragma('table_info(topics)') as { name: string }[];
+    if (!columns.some((column) => column.name === 'highlight_ids')) {
+      db.exec(`ALTER TABLE topics ADD COLUMN highlight_ids TEXT NOT NULL DEFAULT '[]'`);
+    }
     statements = prepare(db);
     cache.set(db, statements);
   }
