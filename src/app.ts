@@ -18,6 +18,7 @@ import type { BackgroundQueue } from './memory/background-queue';
 import { embedAndLink, sweepMissingEmbeddings, type MemoryWriter } from './memory/embed-and-link';
 import { createMemoryContext } from './memory/memory-context';
 import { MaintenanceRunner } from './memory/maintenance/maintenance-runner';
+import type { TopicSummarizer } from './memory/maintenance/summarize-topics';
 import { topicSummarizer } from './proxy/topic-summarizer';
 import { UpstreamClient } from './proxy/upstream-client';
 import { guardStore } from './store/guarded-store';
@@ -185,10 +186,23 @@ export function createMaintenance(
   deps: Pick<AppDeps, 'config' | 'store' | 'logger' | 'upstream' | 'now'>,
 ): MaintenanceRunner {
   const { config } = deps;
-  const summarizer =
+  const model =
     config.topicSummaries === 'model' && config.summaryModel !== null
       ? topicSummarizer(deps.upstream ?? upstreamClient(config), config.summaryModel)
       : null;
+  const summarizer: TopicSummarizer | null =
+    model &&
+    (async (input) => {
+      try {
+        return await model(input);
+      } catch (error) {
+        deps.logger.warn('topic summary failed; its turns are quoted instead', {
+          model: config.summaryModel,
+          error: (error as Error).message,
+        });
+        throw error;
+      }
+    });
   return new MaintenanceRunner({
     store: deps.store,
     logger: deps.logger,

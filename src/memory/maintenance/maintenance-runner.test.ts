@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../logger';
 import type { MemoryStore } from '../../store/memory-store';
 import { SqliteStore } from '../../store/sqlite/sqlite-store';
@@ -132,5 +132,23 @@ describe('MaintenanceRunner', () => {
     expect(second.periods).toMatchObject({ instances: 1, done: true });
     expect(first.periods).toBeUndefined();
     await runner.stop();
+  });
+
+  it('runs on its timer, the first time soon after start, until stopped', async () => {
+    const scope = { partition: 'jobs-timer', instance: 'timed' };
+    await seed(store, scope);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'setInterval', 'clearTimeout', 'clearInterval'] });
+    try {
+      const runner = new MaintenanceRunner(options(store));
+      runner.start(3_600_000);
+      await vi.advanceTimersByTimeAsync(59_000);
+      expect(await store.getJobCursor(scope, 'topics')).toBe(0);
+      await vi.advanceTimersByTimeAsync(1_000);
+      await runner.stop();
+      expect(await store.getJobCursor(scope, 'topics')).toBe(30);
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

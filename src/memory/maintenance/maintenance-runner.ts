@@ -11,6 +11,9 @@ import {
 import { summarizePeriods } from './summarize-periods';
 import type { TopicSummarizer } from './summarize-topics';
 
+/** The first timed run comes this soon after start (or after one interval, if shorter), so a proxy restarted more often than its interval still runs the jobs. */
+const FIRST_RUN_MS = 60_000;
+
 /** The background jobs, in the order a run takes them. */
 export const MAINTENANCE_JOBS = ['orphans', 'retention', 'topics', 'periods'] as const;
 /** One of the background jobs. */
@@ -63,6 +66,7 @@ export interface MaintenanceRunOptions {
  */
 export class MaintenanceRunner {
   private timer: NodeJS.Timeout | null = null;
+  private firstRun: NodeJS.Timeout | null = null;
   private current: Promise<unknown> = Promise.resolve();
   private stopped = false;
 
@@ -70,19 +74,24 @@ export class MaintenanceRunner {
 
   /** Runs every job every `intervalMs` (0: never), without keeping the process alive. */
   start(intervalMs: number): void {
-    if (intervalMs <= 0 || this.timer) return;
-    this.timer = setInterval(() => {
+    if (intervalMs <= 0 || this.timer || this.stopped) return;
+    const tick = () => {
       void this.run().catch((error: unknown) =>
         this.options.logger.warn('maintenance failed', { error: (error as Error).message }),
       );
-    }, intervalMs);
+    };
+    this.firstRun = setTimeout(tick, Math.min(intervalMs, FIRST_RUN_MS));
+    this.firstRun.unref();
+    this.timer = setInterval(tick, intervalMs);
     this.timer.unref();
   }
 
   /** Stops the timer and waits for the step under way; later runs do nothing. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.firstRun) clearTimeout(this.firstRun);
     if (this.timer) clearInterval(this.timer);
+    this.firstRun = null;
     this.timer = null;
     await this.current.catch(() => undefined);
   }
