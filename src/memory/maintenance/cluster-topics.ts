@@ -5,6 +5,7 @@ import type { TopicWrite } from '../../store/topic-types';
 import type { Scope, StoredMessage } from '../../store/types';
 import { normalize } from './extractive-summary';
 import { summarizeTopics, type TopicSummarizer } from './summarize-topics';
+import { yieldToRequests } from './yield-to-requests';
 
 /** Turns read and written per step; each step is one transaction. */
 const DEFAULT_BATCH = 200;
@@ -65,6 +66,7 @@ export async function clusterTopics(options: ClusterTopicsOptions): Promise<Clus
     ) {
       break;
     }
+    await yieldToRequests();
     const turns = await store.listMessages(scope, {
       afterSeq: cursor,
       limit: batchSize,

@@ -1,6 +1,7 @@
 import type { MemoryStore } from '../../store/memory-store';
 import type { ScopeFilter } from '../../store/topic-types';
 import type { Scope } from '../../store/types';
+import { yieldToRequests } from './yield-to-requests';
 
 const DAY_MS = 86_400_000;
 /** Turns handled per store call. */
@@ -42,6 +43,7 @@ export async function enforceRetention(options: {
   for (const scope of await scopesOf(store, filter)) {
     for (;;) {
       if (options.stopping?.()) return result;
+      await yieldToRequests();
       const old = await store.listMessages(scope, { toTime: cutoff, limit: PAGE });
       for (const turn of old) await store.setMessageDeleted(scope, turn.id, true);
       result.softDeleted += old.length;
@@ -52,6 +54,7 @@ export async function enforceRetention(options: {
   const before = now - policy.graceDays * DAY_MS;
   for (;;) {
     if (options.stopping?.()) return result;
+    await yieldToRequests();
     const expired = await store.expiredDeletions(before, PAGE, filter);
     for (const turn of expired) {
       await store.purgeMessage(turn.scope, turn.id);

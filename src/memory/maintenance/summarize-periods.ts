@@ -2,6 +2,7 @@ import type { MemoryStore } from '../../store/memory-store';
 import type { PeriodGranularity, PeriodSummary, PeriodTopic } from '../../store/topic-types';
 import type { Scope } from '../../store/types';
 import { centralTurns, meanDirection, quoteTurns, type EmbeddedTurn } from './extractive-summary';
+import { yieldToRequests } from './yield-to-requests';
 
 const DAY_MS = 86_400_000;
 /** New turns read per step; the periods they fall in are summarized again in that step. */
@@ -79,6 +80,7 @@ export async function summarizePeriods(
   }
   for (;;) {
     if (options.stopping?.()) return { periods, done: false };
+    await yieldToRequests();
     const turns = await store.listMessages(scope, {
       afterSeq: cursor,
       limit: STEP,
