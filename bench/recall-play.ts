@@ -27,7 +27,7 @@ export const EMBEDDING_DIMENSIONS = 384;
 export const SYSTEM_PROMPT = 'You are a helpful assistant. Answer briefly.';
 /** A model name missing from config/models.json, so DEFAULT_CONTEXT_WINDOW applies. */
 export const UNLISTED_MODEL = 'recall-bench-unlisted-model';
-/** Hits the proxy retrieves before cutting the index to its share (RETRIEVE_LIMIT in src/memory/memory-context.ts). */
+/** Hits the proxy retrieves before cutting the index to its share (the default MEMORY_RETRIEVAL_LIMIT). */
 export const RETRIEVE_LIMIT = 60;
 
 /** One configuration of the proxy to measure at one context window. */

@@ -191,7 +191,7 @@ export interface TuneRow {
   summary: Summary;
   tools: boolean;
   memorySummary: boolean;
-  /** clusters: the default INDEX_CLUSTERING_THRESHOLD (clusters past 500 stored turns); snippets: always snippets. */
+  /** snippets: the default (by result count); clusters: INDEX_CLUSTERING_THRESHOLD=50, clusters past 50 results. */
   format: 'clusters' | 'snippets';
   caps: number[];
   indexReserve: number;
@@ -207,7 +207,7 @@ export function tuneTable(rows: TuneRow[]): string {
   for (const window of windows) {
     const order = (row: TuneRow) => [
       row.tools ? 0 : 1,
-      row.format === 'clusters' ? 0 : 1,
+      row.format === 'snippets' ? 0 : 1,
       row.memorySummary ? 0 : 1,
       row.indexReserve,
     ];
@@ -224,7 +224,7 @@ export function tuneTable(rows: TuneRow[]): string {
           ? `${Math.min(...row.caps)}–${Math.max(...row.caps)}`
           : String(row.caps[0]);
       lines.push(
-        `| ${window} | ${row.tools ? 'on' : 'off'} | ${row.memorySummary ? 'on' : 'off'} | ${row.format === 'clusters' ? 'default (clusters)' : 'snippets'} | ${caps} | ${row.indexReserve} | ${row.summary.budget ?? '–'} | ${percent(row.summary.lexical)} | ${percent(row.summary.paraphrased)} | ${mark(percent(row.summary.all))} | ${percent(row.summary.idShown)} | ${percent(row.summary.withSummary)} | ${whole(row.summary.tokensMean)} |`,
+        `| ${window} | ${row.tools ? 'on' : 'off'} | ${row.memorySummary ? 'on' : 'off'} | ${row.format === 'snippets' ? 'default (snippets)' : 'clusters'} | ${caps} | ${row.indexReserve} | ${row.summary.budget ?? '–'} | ${percent(row.summary.lexical)} | ${percent(row.summary.paraphrased)} | ${mark(percent(row.summary.all))} | ${percent(row.summary.idShown)} | ${percent(row.summary.withSummary)} | ${whole(row.summary.tokensMean)} |`,
       );
     }
   }

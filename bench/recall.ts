@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { INDEX_SHARE } from '../src/memory/memory-context';
+import { loadConfig } from '../src/config/load-config';
 import { FACT_ZONE, generateConversation } from './recall-generator';
 import {
   EMBEDDING_DIMENSIONS,
@@ -65,8 +65,12 @@ interface Options {
 const SCRIPT = fileURLToPath(import.meta.url);
 const ROOT = path.resolve(path.dirname(SCRIPT), '..');
 const RECENT_ONLY = { MEMORY_INDEX: 'false', MEMORY_SUMMARY: 'false', MEMORY_TOOLS: 'false' };
-/** The default INDEX_MAX_TOKENS (src/config/load-config.ts). */
-const DEFAULT_INDEX_MAX_TOKENS = 2000;
+/** The proxy's defaults (src/config/load-config.ts). */
+const DEFAULTS = loadConfig({});
+/** The default INDEX_MAX_TOKENS. */
+const DEFAULT_INDEX_MAX_TOKENS = DEFAULTS.indexMaxTokens;
+/** The default INDEX_BUDGET_SHARE: the index reserve is min(INDEX_MAX_TOKENS, share x budget). */
+const INDEX_SHARE = DEFAULTS.indexBudgetShare;
 
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgs({
@@ -155,14 +159,14 @@ function job(options: Options, run: Pick<PlayJob, 'label' | 'window' | 'env'>): 
   };
 }
 
-/** INDEX_CLUSTERING_THRESHOLD that keeps the index in the snippets format at any size measured here. */
-const SNIPPETS_ALWAYS = 1_000_000;
+/** INDEX_CLUSTERING_THRESHOLD that puts the index in the clusters format past 50 retrieval results. */
+const CLUSTERS_PAST_50 = 50;
 
 /**
  * The budget-split grid. Every INDEX_MAX_TOKENS cap with the memory tools on and off (summary on,
- * default index format); then, at the largest index reserve, the running summary off, and the
- * snippets format instead of clusters. Caps above INDEX_SHARE x budget give the same reserve and
- * run once.
+ * default index format: snippets at these result counts); then, at the largest index reserve, the
+ * running summary off, and the clusters format instead of snippets. Caps above INDEX_SHARE x
+ * budget give the same reserve and run once.
  */
 async function tuneJobs(
   options: Options,
@@ -181,7 +185,7 @@ async function tuneJobs(
       MEMORY_SUMMARY: String(point.memorySummary),
       INDEX_MAX_TOKENS: String(cap),
     };
-    if (point.format === 'snippets') env['INDEX_CLUSTERING_THRESHOLD'] = String(SNIPPETS_ALWAYS);
+    if (point.format === 'clusters') env['INDEX_CLUSTERING_THRESHOLD'] = String(CLUSTERS_PAST_50);
     const label = `tools ${point.tools ? 'on' : 'off'}, summary ${point.memorySummary ? 'on' : 'off'}, ${point.format}, index cap ${cap}`;
     const tuned = job(options, { label, window, env });
     byKey.set(key, tuned);
@@ -198,13 +202,13 @@ async function tuneJobs(
       const shareCap = Math.floor(budgets.get(window)! * INDEX_SHARE);
       for (const cap of options.indexCaps)
         add(
-          { tools, memorySummary: true, format: 'clusters', indexReserve: Math.min(cap, shareCap) },
+          { tools, memorySummary: true, format: 'snippets', indexReserve: Math.min(cap, shareCap) },
           window,
           cap,
         );
       const indexReserve = Math.min(largest, shareCap);
-      add({ tools, memorySummary: false, format: 'clusters', indexReserve }, window, largest);
-      add({ tools, memorySummary: true, format: 'snippets', indexReserve }, window, largest);
+      add({ tools, memorySummary: false, format: 'snippets', indexReserve }, window, largest);
+      add({ tools, memorySummary: true, format: 'clusters', indexReserve }, window, largest);
     }
   }
   return { jobs: [...rows.keys()], rows };
@@ -291,7 +295,7 @@ async function main(): Promise<void> {
         main &&
         row.tools &&
         row.memorySummary &&
-        row.format === 'clusters' &&
+        row.format === 'snippets' &&
         row.caps.includes(DEFAULT_INDEX_MAX_TOKENS)
       )
         defaults.set(tuned, main);
@@ -390,7 +394,7 @@ function metadata(
 
 const READING_NOTE = `Reading the figures: a fact is recalled when its distinctive value (the dog's name, the code, the city...) appears in the messages upstream received for the question; "fact id in request" counts questions whose request carried the stored id of the fact's turn (one get_message_by_id call away for a model that uses the memory tools). Tokens are counted here with gpt-tokenizer over the messages upstream received plus the tools array (the memory tools' share in parentheses). "Over window" counts requests whose messages + tools + max_tokens exceed the context window. Proxy ms is the time from sending a request to upstream receiving it (ingest + retrieval + context building), median over all requests; runs share the machine, so it is indicative only. Full history is computed: the tokens the whole conversation up to the question would take, had the client sent all of it; recall would be 100% only if it fit.`;
 
-const TUNE_NOTE = `The index reserve is min(INDEX_MAX_TOKENS, ${INDEX_SHARE} x budget) (src/memory/memory-context.ts), so caps above ${INDEX_SHARE} x budget give the same reserve and were measured once (shown as a range). The budget already has the memory tools' definitions taken out when they are on. "snippets" sets INDEX_CLUSTERING_THRESHOLD=${SNIPPETS_ALWAYS} so the index lists snippets of single turns instead of clusters (by default clusters begin at 500 stored turns outside the window). Recall here depends only on the index and the summary (planted facts are far outside any recent window), so a split that starves the window looks free in this table; it is not free for the conversation's coherence.`;
+const TUNE_NOTE = `The index reserve is min(INDEX_MAX_TOKENS, INDEX_BUDGET_SHARE x budget), INDEX_BUDGET_SHARE ${INDEX_SHARE} (src/config/load-config.ts), so caps above ${INDEX_SHARE} x budget give the same reserve and were measured once (shown as a range). The budget already has the memory tools' definitions taken out when they are on. The index format is picked by the count of retrieval results (at most MEMORY_RETRIEVAL_LIMIT, 60): snippets past 50; "clusters" sets INDEX_CLUSTERING_THRESHOLD=${CLUSTERS_PAST_50} so the same results are grouped into clusters instead. Memory tools "on" are the set the window is offered (src/proxy/chat-pipeline.ts). Recall here depends only on the index and the summary (planted facts are far outside any recent window), so a split that starves the window looks free in this table; it is not free for the conversation's coherence.`;
 
 if (process.argv.includes('--worker')) runWorker();
 else {

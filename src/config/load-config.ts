@@ -55,6 +55,10 @@ export interface Config {
   memoryToolsTimeoutMs: number;
   indexSnippetLength: number;
   indexMaxTokens: number;
+  /** Share of the budget held back for the memory index once the branch no longer fits whole. */
+  indexBudgetShare: number;
+  /** Share of the budget held back for the running summary (spec: at most 15%). */
+  summaryBudgetShare: number;
   indexRecentWindow: number;
   indexClusteringThreshold: number;
   indexChunkThreshold: number;
@@ -145,6 +149,9 @@ export function loadConfig(env: Env): Config {
     memoryToolsTimeoutMs: read.int('MEMORY_TOOLS_TIMEOUT_MS', 60_000, 100, 3_600_000),
     indexSnippetLength: read.int('INDEX_SNIPPET_LENGTH', 200, 20, 10_000),
     indexMaxTokens: read.int('INDEX_MAX_TOKENS', 2000, 0, 1_000_000),
+    // Measured with `npm run bench:recall`: the window keeps 60% (README, "How memory works").
+    indexBudgetShare: read.number('INDEX_BUDGET_SHARE', 0.3, 0, 0.6),
+    summaryBudgetShare: read.number('SUMMARY_BUDGET_SHARE', 0.1, 0, 0.15),
     indexRecentWindow: read.int('INDEX_RECENT_WINDOW', 20, 0, 100_000),
     indexClusteringThreshold: read.int('INDEX_CLUSTERING_THRESHOLD', 500, 1, 10_000_000),
     indexChunkThreshold: read.int('INDEX_CHUNK_THRESHOLD', 4000, 50, 1_000_000),

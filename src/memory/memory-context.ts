@@ -9,16 +9,21 @@ import type { Enrichment } from './prepare-request';
 import { retrieve } from './retrieve';
 import { runningSummary } from './running-summary';
 
-/** Share of the budget the memory index may use (measured with `npm run bench:recall`). */
-export const INDEX_SHARE = 0.25;
-/** Share of the budget the running summary may use (spec: at most 15%). */
-export const SUMMARY_SHARE = 0.15;
-
 /** What the memory layer needs. */
 export interface MemoryContextDeps {
   store: MemoryStore;
   embedder: Embedder;
-  config: Pick<Config, 'indexMaxTokens' | 'indexSnippetLength' | 'indexClusteringThreshold' | 'memoryIndex' | 'memorySummary' | 'retrievalLimit'>;
+  config: Pick<
+    Config,
+    | 'indexMaxTokens'
+    | 'indexBudgetShare'
+    | 'summaryBudgetShare'
+    | 'indexSnippetLength'
+    | 'indexClusteringThreshold'
+    | 'memoryIndex'
+    | 'memorySummary'
+    | 'retrievalLimit'
+  >;
 }
 
 /**
@@ -26,48 +31,76 @@ export interface MemoryContextDeps {
  * turns, and the memory index of retrieved turns.
  */
 export function createMemoryContext(deps: MemoryContextDeps) {
-  return async (context: { scope: Scope; leaf: StoredMessage | null; budget: number }): Promise<Enrichment> => {
+  return async (context: {
+    scope: Scope;
+    leaf: StoredMessage | null;
+    budget: number;
+  }): Promise<Enrichment> => {
     const { store } = deps;
     const { scope, leaf, budget } = context;
     const pinned = coreMemoryBlock(await store.getCoreMemory(scope));
-    const indexReserve = deps.config.memoryIndex ? Math.min(deps.config.indexMaxTokens, Math.floor(budget * INDEX_SHARE)) : 0;
+    const indexReserve = deps.config.memoryIndex
+      ? Math.min(deps.config.indexMaxTokens, Math.floor(budget * deps.config.indexBudgetShare))
+      : 0;
     return {
       pinned: pinned ? [pinned] : [],
-      summaryReserve: deps.config.memorySummary ? Math.floor(budget * SUMMARY_SHARE) : 0,
+      summaryReserve: deps.config.memorySummary
+        ? Math.floor(budget * deps.config.summaryBudgetShare)
+        : 0,
       indexReserve,
-      buildSummary: !deps.config.memorySummary ? undefined : async (window: WindowInfo, maxTokens: number): Promise<PinnedBlock | null> => {
-        const boundary = window.turns[0];
-        if (!boundary) return null;
-        const summary = await runningSummary({ store, scope, boundary, windowTokens: window.windowTokens, maxTokens });
-        return summary ? { message: { role: 'system', content: summary.content }, tokens: summary.tokenCount } : null;
-      },
-      buildIndex: !deps.config.memoryIndex ? undefined : async (window: WindowInfo, maxTokens: number): Promise<IndexBlock | null> => {
-        if (!leaf || !window.evicted) return null;
-        const query = queryTurn(window.turns) ?? leaf;
-        const [vector] = await deps.embedder.embed([query.content]);
-        // Storing the query's vector and retrieving with it are independent: on a networked
-        // store the write no longer holds up the retrieval by a round trip.
-        const stored = vector && query.id === leaf.id ? store.setEmbeddings(scope, [{ kind: 'message', id: leaf.id, vector }]) : undefined;
-        const [hits] = await Promise.all([
-          retrieve({
-            store,
-            scope,
-            text: query.content,
-            vector: vector ?? null,
-            exclude: new Set(window.turns.map((turn) => turn.id)),
-            limit: deps.config.retrievalLimit,
-          }),
-          stored,
-        ]);
-        const index = formatMemoryIndex({
-          hits,
-          memoryCount: Math.max(0, leaf.seq - window.turns.length),
-          thresholds: { ...DEFAULT_THRESHOLDS, snippets: deps.config.indexClusteringThreshold },
-          snippetLength: deps.config.indexSnippetLength,
-          maxTokens: Math.min(maxTokens, indexReserve),
-        });
-        return index ? { message: index.message, tokens: index.tokens, strategy: index.strategy } : null;
-      },
+      buildSummary: !deps.config.memorySummary
+        ? undefined
+        : async (window: WindowInfo, maxTokens: number): Promise<PinnedBlock | null> => {
+            const boundary = window.turns[0];
+            if (!boundary) return null;
+            const summary = await runningSummary({
+              store,
+              scope,
+              boundary,
+              windowTokens: window.windowTokens,
+              maxTokens,
+            });
+            return summary
+              ? {
+                  message: { role: 'system', content: summary.content },
+                  tokens: summary.tokenCount,
+                }
+              : null;
+          },
+      buildIndex: !deps.config.memoryIndex
+        ? undefined
+        : async (window: WindowInfo, maxTokens: number): Promise<IndexBlock | null> => {
+            if (!leaf || !window.evicted) return null;
+            const query = queryTurn(window.turns) ?? leaf;
+            const [vector] = await deps.embedder.embed([query.content]);
+            // Storing the query's vector and retrieving with it are independent: on a networked
+            // store the write no longer holds up the retrieval by a round trip.
+            const stored =
+              vector && query.id === leaf.id
+                ? store.setEmbeddings(scope, [{ kind: 'message', id: leaf.id, vector }])
+                : undefined;
+            const [hits] = await Promise.all([
+              retrieve({
+                store,
+                scope,
+                text: query.content,
+                vector: vector ?? null,
+                exclude: new Set(window.turns.map((turn) => turn.id)),
+                limit: deps.config.retrievalLimit,
+              }),
+              stored,
+            ]);
+            const index = formatMemoryIndex({
+              hits,
+              memoryCount: Math.max(0, leaf.seq - window.turns.length),
+              thresholds: { ...DEFAULT_THRESHOLDS, snippets: deps.config.indexClusteringThreshold },
+              snippetLength: deps.config.indexSnippetLength,
+              maxTokens: Math.min(maxTokens, indexReserve),
+            });
+            return index
+              ? { message: index.message, tokens: index.tokens, strategy: index.strategy }
+              : null;
+          },
     };
   };
 }
@@ -80,7 +113,9 @@ function queryTurn(turns: StoredMessage[]): StoredMessage | null {
 
 /** The pinned core-memory blocks as one system message, in name order so the prefix is stable. */
 function coreMemoryBlock(blocks: CoreMemoryBlock[]): PinnedBlock | null {
-  const filled = blocks.filter((block) => block.content.trim() !== '').sort((a, b) => a.name.localeCompare(b.name));
+  const filled = blocks
+    .filter((block) => block.content.trim() !== '')
+    .sort((a, b) => a.name.localeCompare(b.name));
   if (filled.length === 0) return null;
   // JSON-quoted like the index and the summary: text the model was led to save cannot close a
   // tag or start a line that reads like another message.
