@@ -234,8 +234,11 @@ export interface MemoryStore {
 
   /** The topics of an instance with their live turn counts, largest first. */
   listTopics(scope: Scope): Promise<StoredTopic[]>;
-  /** Writes one step of the topic job atomically (see TopicBatch). */
-  saveTopicBatch(scope: Scope, batch: TopicBatch): Promise<void>;
+  /**
+   * Writes one step of the topic job atomically (see TopicBatch); false, writing nothing, when
+   * the stored cursor is no longer `batch.after` (another process did the step first).
+   */
+  saveTopicBatch(scope: Scope, batch: TopicBatch): Promise<boolean>;
   /** Replaces the labels and summaries of topics. */
   setTopicSummaries(scope: Scope, updates: TopicSummaryUpdate[]): Promise<void>;
   /** Live turns that belong to a topic, in seq order, after a cursor. */

@@ -37,6 +37,8 @@ export type TopicWrite = Omit<StoredTopic, 'messages' | 'partition' | 'instance'
 export interface TopicBatch {
   topics: TopicWrite[];
   links: { messageId: string; topicId: string }[];
+  /** The cursor the step started from: the step is written only if it is still the stored one. */
+  after: number;
   cursor: number;
 }
 

@@ -63,11 +63,13 @@ export function describeTopicContract(getStore: StoreGetter): void {
           { messageId: turns[1]!.id, topicId: first.id },
           { messageId: turns[2]!.id, topicId: second.id },
         ],
+        after: 0,
         cursor: 3,
       };
       expect(await store.getJobCursor(scope, 'topics')).toBe(0);
-      await store.saveTopicBatch(scope, batch);
-      await store.saveTopicBatch(scope, batch);
+      expect(await store.saveTopicBatch(scope, batch)).toBe(true);
+      // A second writer of the same step (another process) finds the cursor moved on.
+      expect(await store.saveTopicBatch(scope, batch)).toBe(false);
       expect(await store.getJobCursor(scope, 'topics')).toBe(3);
       expect(await store.getJobCursor(scope, 'periods')).toBe(0);
 
@@ -89,6 +91,7 @@ export function describeTopicContract(getStore: StoreGetter): void {
       await store.saveTopicBatch(scope, {
         topics: [],
         links: [{ messageId: turns[1]!.id, topicId: second.id }],
+        after: 3,
         cursor: 3,
       });
       const topicIds = await store.getTopicIds(scope, ids(turns));
@@ -141,6 +144,7 @@ export function describeTopicContract(getStore: StoreGetter): void {
           { messageId: mine!.id, topicId: own.id },
           { messageId: theirs!.id, topicId: own.id },
         ],
+        after: 0,
         cursor: 1,
       });
       expect((await store.listTopics(scope))[0]!.messages).toBe(1);
@@ -208,6 +212,7 @@ export function describeTopicContract(getStore: StoreGetter): void {
           { messageId: short!.id, topicId: gone.id },
           { messageId: long!.id, topicId: stays.id },
         ],
+        after: 0,
         cursor: 2,
       });
       await store.purgeMessage(scope, short!.id);

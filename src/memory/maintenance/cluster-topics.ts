@@ -78,11 +78,14 @@ export async function clusterTopics(options: ClusterTopicsOptions): Promise<Clus
     }
     const step = await assignBatch(options, { turns, topics });
     if (step.links.length === 0 && step.lastSeq === cursor) break;
-    await store.saveTopicBatch(scope, {
+    const saved = await store.saveTopicBatch(scope, {
       topics: [...step.touched].map((id) => topics.get(id)!),
       links: step.links,
+      after: cursor,
       cursor: step.lastSeq,
     });
+    // Another process wrote this step first: its topics stand, and it carries on from there.
+    if (!saved) break;
     for (const id of step.touched) changed.add(id);
     result.assigned += step.links.length;
     result.created += step.created;

@@ -1,3 +1,4 @@
+import { NotFoundError } from '../../errors';
 import type { MemoryStore } from '../../store/memory-store';
 import type { ScopeFilter } from '../../store/topic-types';
 import type { Scope } from '../../store/types';
@@ -57,8 +58,13 @@ export async function enforceRetention(options: {
     await yieldToRequests();
     const expired = await store.expiredDeletions(before, PAGE, filter);
     for (const turn of expired) {
-      await store.purgeMessage(turn.scope, turn.id);
-      result.purged += 1;
+      try {
+        await store.purgeMessage(turn.scope, turn.id);
+        result.purged += 1;
+      } catch (error) {
+        // Purged meanwhile by hand or by another process running the jobs: already done.
+        if (!(error instanceof NotFoundError)) throw error;
+      }
     }
     if (expired.length < PAGE) return result;
   }

@@ -81,8 +81,12 @@ describe('MaintenanceRunner', () => {
           return typeof value === 'function' ? value.bind(target) : value;
         }
         return async (...args: unknown[]) => {
-          await (value as (...inner: unknown[]) => Promise<void>).apply(target, args);
+          const saved = await (value as (...inner: unknown[]) => Promise<boolean>).apply(
+            target,
+            args,
+          );
           stopping ??= runner!.stop();
+          return saved;
         };
       },
     });
@@ -132,6 +136,25 @@ describe('MaintenanceRunner', () => {
     expect(second.periods).toMatchObject({ instances: 1, done: true });
     expect(first.periods).toBeUndefined();
     await runner.stop();
+  });
+
+  it('lets two processes run the topic job at once without a turn counted twice', async () => {
+    const scope = { partition: 'jobs', instance: 'racing' };
+    await seed(store, scope);
+    const [one, two] = [
+      new MaintenanceRunner(options(store)),
+      new MaintenanceRunner(options(store)),
+    ];
+    const reports = await Promise.all([
+      one.run({ jobs: ['topics'], filter: scope, batchSize: 5 }),
+      two.run({ jobs: ['topics'], filter: scope, batchSize: 5 }),
+      one.run({ jobs: ['topics'], filter: scope, batchSize: 5 }),
+    ]);
+    expect(reports.reduce((sum, report) => sum + report.topics!.assigned, 0)).toBe(30);
+    const topics = await store.listTopics(scope);
+    expect(topics.reduce((sum, topic) => sum + topic.size, 0)).toBe(30);
+    expect(topics.reduce((sum, topic) => sum + topic.messages, 0)).toBe(30);
+    expect(topics).toHaveLength(3);
   });
 
   it('runs on its timer, the first time soon after start, until stopped', async () => {

@@ -393,8 +393,8 @@ export class Neo4jStore implements MemoryStore {
     return topics.listTopics(this.at(scope));
   }
 
-  async saveTopicBatch(scope: Scope, batch: TopicBatch): Promise<void> {
-    await topics.saveTopicBatch(this.at(scope), batch);
+  async saveTopicBatch(scope: Scope, batch: TopicBatch): Promise<boolean> {
+    return topics.saveTopicBatch(this.at(scope), batch);
   }
 
   async setTopicSummaries(scope: Scope, updates: TopicSummaryUpdate[]): Promise<void> {

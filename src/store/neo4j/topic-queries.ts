@@ -11,7 +11,7 @@ import type { StoredMessage } from '../types';
 import { projectMessage, toNumber } from './map-record';
 import { toMessages } from './message-queries';
 import type { Row } from './neo4j-runner';
-import { integerParam, scopeParams, type ScopedRunner } from './scope-params';
+import { integerParam, lockInstance, scopeParams, type ScopedRunner } from './scope-params';
 
 /** The Instance property holding each job's cursor (names from code, never from input). */
 const CURSOR_PROPERTY: Record<CursorJob, string> = {
@@ -52,11 +52,19 @@ export async function listTopics(scoped: ScopedRunner): Promise<StoredTopic[]> {
   return rows.map(toTopic);
 }
 
-/** Writes one step of the topic job in one transaction (see TopicBatch). */
-export async function saveTopicBatch(scoped: ScopedRunner, batch: TopicBatch): Promise<void> {
+/** Writes one step of the topic job in one transaction, if the cursor is still `batch.after`. */
+export async function saveTopicBatch(scoped: ScopedRunner, batch: TopicBatch): Promise<boolean> {
   const { runner, scope } = scoped;
   const params = scopeParams(scope);
-  await runner.writeTransaction(async (transaction) => {
+  return runner.writeTransaction(async (transaction) => {
+    // Under the instance's lock, so two processes running the job cannot both write a step.
+    await lockInstance(transaction, scope);
+    const rows = await transaction.run(
+      `MATCH (i:Instance {partition: $partition, instance: $instance})
+       RETURN i.${CURSOR_PROPERTY.topics} AS cursor`,
+      params,
+    );
+    if ((toNumber(rows[0]?.['cursor']) ?? 0) !== batch.after) return false;
     if (batch.topics.length > 0) {
       await transaction.run(UPSERT_TOPICS, {
         ...params,
@@ -77,6 +85,7 @@ export async function saveTopicBatch(scoped: ScopedRunner, batch: TopicBatch): P
     if (batch.links.length > 0)
       await transaction.run(LINK_TOPICS, { ...params, links: batch.links });
     await putCursor(transaction, { params, job: 'topics', cursor: batch.cursor });
+    return true;
   });
 }
 

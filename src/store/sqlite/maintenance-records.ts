@@ -37,11 +37,13 @@ export class SqliteMaintenance {
     return this.statements.listTopics.all(scopeParams(scope)).map(toTopic);
   }
 
-  saveTopicBatch(scope: Scope, batch: TopicBatch): void {
+  saveTopicBatch(scope: Scope, batch: TopicBatch): boolean {
     const { statements } = this;
     const params = scopeParams(scope);
-    this.db
+    return this.db
       .transaction(() => {
+        const current = statements.cursor.get({ ...params, job: 'topics' }) ?? 0;
+        if (current !== batch.after) return false;
         for (const topic of batch.topics) {
           statements.upsertTopic.run({
             ...params,
@@ -59,6 +61,7 @@ export class SqliteMaintenance {
         }
         for (const link of batch.links) statements.linkTopic.run({ ...params, ...link });
         statements.putCursor.run({ ...params, job: 'topics', cursor: batch.cursor });
+        return true;
       })
       .immediate();
   }

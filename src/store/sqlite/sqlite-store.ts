@@ -496,8 +496,8 @@ export class SqliteStore implements MemoryStore {
     return this.maintenance.listTopics(scope);
   }
 
-  async saveTopicBatch(scope: Scope, batch: TopicBatch): Promise<void> {
-    this.maintenance.saveTopicBatch(scope, batch);
+  async saveTopicBatch(scope: Scope, batch: TopicBatch): Promise<boolean> {
+    return this.maintenance.saveTopicBatch(scope, batch);
   }
 
   async setTopicSummaries(scope: Scope, updates: TopicSummaryUpdate[]): Promise<void> {
