@@ -1,13 +1,17 @@
+import Database from 'better-sqlite3';
 import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalEmbedder } from '../src/embeddings/local-embedder';
 import type { MemoryStore } from '../src/store/memory-store';
+import { Neo4jRunner } from '../src/store/neo4j/neo4j-runner';
+import { SqliteStore } from '../src/store/sqlite/sqlite-store';
 import type { Scope } from '../src/store/types';
 import { apiClient, instancePath } from './support/api-client';
 import { startFakeUpstream, textReply, type FakeUpstream } from './support/fake-upstream';
 import { expectOpenAiError } from './support/http-checks';
 import { startProxy, type RunningProxy } from './support/proxy-harness';
-import { storeFactories, TEST_DIMENSIONS } from './support/stores';
+import { orphanCounts } from './support/graph-checks';
+import { neo4jTestConfig, storeFactories, TEST_DIMENSIONS } from './support/stores';
 
 const embedder = new LocalEmbedder({ dimensions: TEST_DIMENSIONS });
 
@@ -32,6 +36,25 @@ const SUBJECTS = [
     'Oil the bicycle chain every few hundred kilometres and replace brake pads when the grooves are gone.',
   ],
 ];
+
+/** Deletes a message row or node directly, as nothing in the proxy would. */
+async function deleteBehindTheStore(store: MemoryStore, id: string): Promise<void> {
+  if (store instanceof SqliteStore) {
+    const db = new Database(store.file);
+    try {
+      db.prepare('DELETE FROM messages WHERE id = ?').run(id);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const runner = new Neo4jRunner(neo4jTestConfig()!);
+  try {
+    await runner.write('MATCH (m:Message {id: $id}) DETACH DELETE m', { id });
+  } finally {
+    await runner.close();
+  }
+}
 
 function freshScope(): Scope {
   return { partition: `p-${ulid()}`, instance: `i-${ulid()}` };
@@ -385,6 +408,13 @@ for (const factory of storeFactories()) {
         kept.map((chunk) => chunk.id),
       );
       expect((await maintain(scope, { jobs: ['orphans'] })).orphans.chunks).toBe(0);
+
+      // A turn removed behind the store's back (a hand edit, a tool of its own) strands its chunks.
+      await deleteBehindTheStore(store, longTurn!.id);
+      expect((await orphanCounts(store, [scope.partition])).chunksWithoutParent).toBe(kept.length);
+      const stranded = await maintain(scope, { jobs: ['orphans'] });
+      expect(stranded.orphans.chunks).toBe(kept.length);
+      expect((await orphanCounts(store, [scope.partition])).chunksWithoutParent).toBe(0);
     });
 
     it('soft-deletes turns past RETENTION_DAYS (gone from the next upstream request) and purges them after the grace period', async () => {
