@@ -69,21 +69,38 @@ export function quoteTurns(turns: StoredMessage[]): string {
   return turns.map((turn) => `${turn.role}: ${quote(turn.content)}`).join('\n');
 }
 
-/** The words most of the turns share (by the number of turns using them), for a label. */
-export function labelOf(turns: StoredMessage[]): string {
+/**
+ * A label: the words the turns share most, beyond how common they are in `background` (turns of
+ * the whole instance), so words every topic uses do not name one. Deterministic.
+ */
+export function labelOf(turns: StoredMessage[], background: StoredMessage[] = []): string {
+  const inTopic = wordCounts(turns);
+  const overall = wordCounts(background);
+  const scored = [...inTopic.entries()].map(([word, count]) => ({
+    word,
+    score:
+      count / turns.length -
+      (background.length === 0 ? 0 : (overall.get(word) ?? 0) / background.length),
+  }));
+  scored.sort((a, b) => b.score - a.score || (a.word < b.word ? -1 : 1));
+  // Words no more common here than anywhere else name nothing, unless nothing else is left.
+  const telling = scored.filter((entry) => entry.score > 0);
+  return (telling.length > 0 ? telling : scored)
+    .slice(0, LABEL_WORDS)
+    .map((entry) => entry.word)
+    .join(', ');
+}
+
+/** In how many of the turns each word (4+ letters, not a stop word) appears. */
+function wordCounts(turns: StoredMessage[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const turn of turns) {
     const words = new Set(turn.content.toLowerCase().match(/\p{L}[\p{L}\p{N}'-]{3,}/gu) ?? []);
     for (const word of words) {
-      if (STOP_WORDS.has(word)) continue;
-      counts.set(word, (counts.get(word) ?? 0) + 1);
+      if (!STOP_WORDS.has(word)) counts.set(word, (counts.get(word) ?? 0) + 1);
     }
   }
-  const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  return ranked
-    .slice(0, LABEL_WORDS)
-    .map(([word]) => word)
-    .join(', ');
+  return counts;
 }
 
 function quote(text: string): string {

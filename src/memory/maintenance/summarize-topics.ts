@@ -5,6 +5,8 @@ import { centralTurns, labelOf, quoteTurns, type EmbeddedTurn } from './extracti
 
 /** Turns of a topic read to choose its most central ones (the first ones, by seq). */
 const SAMPLE = 1_000;
+/** Recent turns of the instance that labels are contrasted with. */
+const BACKGROUND = 1_000;
 /** Central turns a model is shown to write a summary from. */
 const MODEL_TURNS = 8;
 
@@ -26,6 +28,7 @@ export async function summarizeTopics(input: {
   const { store, scope } = input;
   if (input.ids.length === 0) return 0;
   const topics = new Map((await store.listTopics(scope)).map((topic) => [topic.id, topic]));
+  const background = await store.listMessages(scope, { order: 'desc', limit: BACKGROUND });
   const updates: TopicSummaryUpdate[] = [];
   for (const id of [...input.ids].sort()) {
     const topic = topics.get(id);
@@ -40,7 +43,7 @@ export async function summarizeTopics(input: {
       message,
       vector: vectors.get(message.id),
     }));
-    const label = labelOf(members);
+    const label = labelOf(members, background);
     const quoted = centralTurns(turns, topic.centroid);
     let summary = quoteTurns(quoted);
     let summaryKind: TopicSummaryUpdate['summaryKind'] = 'extractive';
