@@ -80,8 +80,10 @@ export class MaintenanceRunner {
         this.options.logger.warn('maintenance failed', { error: (error as Error).message }),
       );
     };
-    this.firstRun = setTimeout(tick, Math.min(intervalMs, FIRST_RUN_MS));
-    this.firstRun.unref();
+    if (intervalMs > FIRST_RUN_MS) {
+      this.firstRun = setTimeout(tick, FIRST_RUN_MS);
+      this.firstRun.unref();
+    }
     this.timer = setInterval(tick, intervalMs);
     this.timer.unref();
   }
