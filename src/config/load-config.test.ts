@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './load-config';
+
+describe('loadConfig: background jobs', () => {
+  it('keeps memory forever unless RETENTION_DAYS is set, and runs the jobs hourly', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      retentionDays: null,
+      retentionGraceDays: 7,
+      maintenanceIntervalSeconds: 3600,
+      topicSummaries: 'extractive',
+      topicThreshold: 0.15,
+      topicMax: 64,
+    });
+    expect(loadConfig({ RETENTION_DAYS: '30', RETENTION_GRACE_DAYS: '0' })).toMatchObject({
+      retentionDays: 30,
+      retentionGraceDays: 0,
+    });
+    expect(loadConfig({ EMBEDDING_MODEL: 'text-embedding-3-small' }).topicThreshold).toBe(0.5);
+  });
+
+  it('stops at a bad value with a message naming the variable', () => {
+    for (const [name, value] of [
+      ['RETENTION_DAYS', 'forever'],
+      ['RETENTION_DAYS', '0'],
+      ['RETENTION_GRACE_DAYS', '-1'],
+      ['MAINTENANCE_INTERVAL_SECONDS', '1.5'],
+      ['TOPIC_SUMMARIES', 'llm'],
+      ['TOPIC_THRESHOLD', '2'],
+      ['TOPIC_MAX', '0'],
+    ] as const) {
+      expect(() => loadConfig({ [name]: value }), `${name}=${value}`).toThrow(ConfigError);
+      expect(() => loadConfig({ [name]: value })).toThrow(name);
+    }
+  });
+
+  it('needs SUMMARY_MODEL for model-written topic summaries', () => {
+    expect(() => loadConfig({ TOPIC_SUMMARIES: 'model' })).toThrow('TOPIC_SUMMARIES');
+    expect(
+      loadConfig({ TOPIC_SUMMARIES: 'model', SUMMARY_MODEL: 'gpt-4o-mini' }).topicSummaries,
+    ).toBe('model');
+  });
+});
