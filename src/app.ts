@@ -11,13 +11,13 @@ import { IdempotentReplies } from './http/idempotent-replies';
 import { registerModelsRoutes } from './http/models-route';
 import { observeRequests, registerMetricsRoute } from './http/observe-requests';
 import { RateLimiter } from './http/rate-limiter';
-import { createProxyMetrics } from './metrics/proxy-metrics';
+import { createProxyMetrics, type ProxyMetrics } from './metrics/proxy-metrics';
 import type { Embedder } from './embeddings/embedder';
 import type { Logger } from './logger';
 import type { BackgroundQueue } from './memory/background-queue';
 import { embedAndLink, sweepMissingEmbeddings, type MemoryWriter } from './memory/embed-and-link';
 import { createMemoryContext } from './memory/memory-context';
-import { MaintenanceRunner } from './memory/maintenance/maintenance-runner';
+import { MaintenanceRunner, type MaintenanceOutcome } from './memory/maintenance/maintenance-runner';
 import type { TopicSummarizer } from './memory/maintenance/summarize-topics';
 import { topicSummarizer } from './proxy/topic-summarizer';
 import { UpstreamClient } from './proxy/upstream-client';
@@ -115,6 +115,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     replies,
   );
   registerModelsRoutes(app, upstream);
+  const maintenance = deps.maintenance ?? createMaintenance({ ...deps, store, upstream, now });
+  maintenance.observe((outcome) => countMaintenance(metrics, outcome));
   registerApiRoutes(app, {
     config: deps.config,
     store,
@@ -125,7 +127,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     },
     now,
     backgroundPending: () => deps.background.pending,
-    maintenance: deps.maintenance ?? createMaintenance({ ...deps, store, upstream, now }),
+    maintenance,
   });
 
   app.notFound((c) => {
@@ -169,6 +171,25 @@ export function memoryWriter(deps: Pick<AppDeps, 'store' | 'embedder' | 'config'
     chunkThreshold: deps.config.indexChunkThreshold,
     synapseThreshold: deps.config.synapseThreshold,
   };
+}
+
+/** Counts a run of the background jobs and what it did for /metrics. */
+function countMaintenance(metrics: ProxyMetrics, outcome: MaintenanceOutcome): void {
+  const { report } = outcome;
+  const result = report === null ? 'failed' : report.completed ? 'completed' : 'stopped';
+  metrics.maintenanceRuns.inc({ outcome: result });
+  metrics.maintenanceDuration.observe({}, outcome.seconds);
+  if (report === null) return;
+  const items: [string, string, number | undefined][] = [
+    ['orphans', 'chunks_deleted', report.orphans?.chunks],
+    ['retention', 'soft_deleted', report.retention?.softDeleted],
+    ['retention', 'purged', report.retention?.purged],
+    ['topics', 'assigned', report.topics?.assigned],
+    ['periods', 'summarized', report.periods?.periods],
+  ];
+  for (const [job, item, count] of items) {
+    if (count) metrics.maintenanceItems.inc({ job, item }, count);
+  }
 }
 
 /** The client for config.upstreamBaseUrl. */

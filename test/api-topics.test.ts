@@ -187,6 +187,13 @@ for (const factory of storeFactories()) {
       const after = await membership(scope);
       expect(after.size).toBe(14);
       expect(after.get(13)).toBe(bySeq.get(1));
+
+      const metrics = await (await fetch(`${proxy.origin}/metrics`)).text();
+      expect(metrics).toMatch(/^memory_proxy_maintenance_runs_total\{outcome="completed"\} [1-9]/m);
+      expect(metrics).toMatch(
+        /^memory_proxy_maintenance_items_total\{job="topics",item="assigned"\} [1-9]\d*/m,
+      );
+      expect(metrics).toMatch(/^memory_proxy_maintenance_duration_seconds_count [1-9]/m);
     });
 
     it('resumes an interrupted run and ends with the topics of an uninterrupted one', async () => {

@@ -36,6 +36,12 @@ export interface ProxyMetrics {
   idempotentReplays: Counter;
   /** Requests answered without memory because the store was down (STORE_FAILURE_MODE=open). */
   memorylessAnswers: Counter;
+  /** Runs of the background jobs (topics, periods, cleanup, retention) by outcome. */
+  maintenanceRuns: Counter;
+  /** Seconds per run of the background jobs. */
+  maintenanceDuration: Histogram;
+  /** What the background jobs did, by job and item. */
+  maintenanceItems: Counter;
 }
 
 /** Builds the proxy's metrics, with gauges for the process and the given sources. */
@@ -84,6 +90,18 @@ export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
     memorylessAnswers: registry.counter(
       'memory_proxy_memoryless_answers_total',
       'Requests answered without memory while the store was down.',
+    ),
+    maintenanceRuns: registry.counter(
+      'memory_proxy_maintenance_runs_total',
+      'Runs of the background jobs (topics, periods, cleanup, retention) by outcome.',
+    ),
+    maintenanceDuration: registry.histogram(
+      'memory_proxy_maintenance_duration_seconds',
+      'Seconds per run of the background jobs.',
+    ),
+    maintenanceItems: registry.counter(
+      'memory_proxy_maintenance_items_total',
+      'Turns assigned to topics, periods summarized, orphaned chunks deleted, turns soft-deleted and purged by retention.',
     ),
   };
   registry.gauge(

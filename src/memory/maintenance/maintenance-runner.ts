@@ -49,6 +49,14 @@ export interface MaintenanceReport {
   completed: boolean;
 }
 
+/** How a run ended, for /metrics. */
+export interface MaintenanceOutcome {
+  report: MaintenanceReport | null;
+  /** Set when the run failed. */
+  error: unknown;
+  seconds: number;
+}
+
 /** What a run covers. */
 export interface MaintenanceRunOptions {
   jobs?: readonly MaintenanceJob[];
@@ -69,6 +77,7 @@ export class MaintenanceRunner {
   private firstRun: NodeJS.Timeout | null = null;
   private current: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  private readonly observers: ((outcome: MaintenanceOutcome) => void)[] = [];
 
   constructor(private readonly options: MaintenanceOptions) {}
 
@@ -98,11 +107,32 @@ export class MaintenanceRunner {
     await this.current.catch(() => undefined);
   }
 
+  /** Calls `observer` after every run (the app counts them for /metrics). */
+  observe(observer: (outcome: MaintenanceOutcome) => void): void {
+    this.observers.push(observer);
+  }
+
   /** Runs the jobs now (after any run under way) and reports what they did. */
   run(options: MaintenanceRunOptions = {}): Promise<MaintenanceReport> {
-    const next = this.current.catch(() => undefined).then(() => this.runJobs(options));
+    const next = this.current.catch(() => undefined).then(() => this.observed(options));
     this.current = next;
     return next;
+  }
+
+  private async observed(options: MaintenanceRunOptions): Promise<MaintenanceReport> {
+    const started = performance.now();
+    const tell = (report: MaintenanceReport | null, error: unknown) => {
+      const seconds = (performance.now() - started) / 1000;
+      for (const observer of this.observers) observer({ report, error, seconds });
+    };
+    try {
+      const report = await this.runJobs(options);
+      tell(report, null);
+      return report;
+    } catch (error) {
+      tell(null, error);
+      throw error;
+    }
   }
 
   private async runJobs(options: MaintenanceRunOptions): Promise<MaintenanceReport> {
