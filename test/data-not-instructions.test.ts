@@ -58,11 +58,12 @@ for (const factory of storeFactories()) {
       store = await factory.create();
       upstream = await startFakeUpstream();
       upstream.onChat((request) => textReply(request, 'Noted.'));
-      // A small window, so early turns are evicted into the summary and retrieved into the index.
+      // A small window, so early turns are evicted into the summary and retrieved into the index
+      // (and large enough that the summary's 10% of the budget holds a line).
       proxy = await startProxy({
         store,
         upstreamUrl: upstream.url,
-        env: { DEFAULT_CONTEXT_WINDOW: '1200', MEMORY_TOOLS: 'false' },
+        env: { DEFAULT_CONTEXT_WINDOW: '1600', MEMORY_TOOLS: 'false' },
       });
     });
     afterAll(async () => {

@@ -47,7 +47,13 @@ export async function runningSummary(input: RunningSummaryInput): Promise<Branch
   let start = boundary.branchTokens - boundary.tokenCount;
   while (cursorId !== null && blocks.length < MAX_BLOCKS_TO_FOLD) {
     const blockFrom = Math.max(0, start - block);
-    const turns: StoredMessage[] = await turnsFrom(store, scope, cursorId, blockFrom, pageFor(start - blockFrom, boundary));
+    const turns: StoredMessage[] = await turnsFrom(
+      store,
+      scope,
+      cursorId,
+      blockFrom,
+      pageFor(start - blockFrom, boundary),
+    );
     if (turns.length === 0) break;
     blocks.push(turns);
     const oldest = turns[0]!;
@@ -63,8 +69,16 @@ export async function runningSummary(input: RunningSummaryInput): Promise<Branch
     lines = fold(lines, turns, input.maxTokens);
     turnsFolded += turns.length;
   }
+  // A share too small for a single line gives no summary rather than an empty block.
+  if (lines.length === 0) return null;
   const content = render(lines, turnsFolded);
-  const summary: BranchSummary = { boundaryId: boundary.id, content, tokenCount: countTokens(content) + 4, turns: turnsFolded, updatedAt: Date.now() };
+  const summary: BranchSummary = {
+    boundaryId: boundary.id,
+    content,
+    tokenCount: countTokens(content) + 4,
+    turns: turnsFolded,
+    updatedAt: Date.now(),
+  };
   if (summary.tokenCount > input.maxTokens) return null;
   await store.putSummary(scope, summary);
   return summary;
@@ -74,14 +88,21 @@ export async function runningSummary(input: RunningSummaryInput): Promise<Branch
  * Turns from `fromId` back to the first one starting at or after branch offset `from`, oldest
  * first; the first page fetches `firstPage` turns, the likely size of the block.
  */
-async function turnsFrom(store: MemoryStore, scope: Scope, fromId: string, from: number, firstPage: number): Promise<StoredMessage[]> {
+async function turnsFrom(
+  store: MemoryStore,
+  scope: Scope,
+  fromId: string,
+  from: number,
+  firstPage: number,
+): Promise<StoredMessage[]> {
   const newestFirst: StoredMessage[] = [];
   let cursor: string | null = fromId;
   let limit = firstPage;
   while (cursor !== null) {
     const page = await store.getBranch(scope, cursor, { limit });
     for (const turn of page) {
-      if (turn.branchTokens - turn.tokenCount < from && newestFirst.length > 0) return newestFirst.reverse();
+      if (turn.branchTokens - turn.tokenCount < from && newestFirst.length > 0)
+        return newestFirst.reverse();
       newestFirst.push(turn);
     }
     cursor = page.length < limit ? null : (page.at(-1)?.parentId ?? null);
@@ -92,7 +113,9 @@ async function turnsFrom(store: MemoryStore, scope: Scope, fromId: string, from:
 
 /** Adds the salient lines of a block and drops the least salient (oldest first) past the limit. */
 function fold(lines: SummaryLine[], turns: StoredMessage[], maxTokens: number): SummaryLine[] {
-  const added = turns.filter((turn) => turn.content.trim() !== '').map((turn) => ({ text: lineFor(turn), salience: salience(turn), seq: turn.seq }));
+  const added = turns
+    .filter((turn) => turn.content.trim() !== '')
+    .map((turn) => ({ text: lineFor(turn), salience: salience(turn), seq: turn.seq }));
   const all = [...lines, ...added];
   // Line by line (lines stay from fold to fold, so their counts are remembered): the tokenizer
   // never joins tokens across a line break, so the sum is the count of the rendered text.
@@ -120,7 +143,12 @@ function salience(turn: Pick<StoredMessage, 'role' | 'content'>): number {
   const text = turn.content;
   let score = turn.role === 'user' ? 2 : 1;
   if (/\d/.test(text)) score += 1;
-  if (/\b(my|mine|i am|i'm|i have|i live|remember|prefer|always|never|favou?rite|allergic|birthday|name is)\b/i.test(text)) score += 2;
+  if (
+    /\b(my|mine|i am|i'm|i have|i live|remember|prefer|always|never|favou?rite|allergic|birthday|name is)\b/i.test(
+      text,
+    )
+  )
+    score += 2;
   if (/(?:^|[^.!?]\s)[A-Z][a-z]{2,}/.test(text)) score += 0.5;
   if (text.length < 12) score -= 1;
   return score;
