@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CodePool } from './code-pool';
 import { jsDotKernel, simdDotKernel } from './dot-kernel';
 import { IvfIndex } from './ivf-index';
+import { VectorArena } from './vector-arena';
 
 const DIMENSIONS = 384;
 const K = 10;
@@ -117,6 +118,24 @@ describe('IvfIndex', () => {
     expect(index.search(late, { candidates: 1, probes: 1 })[0]?.key).toBe(999);
   });
 
+  it('lays the lists out contiguously when trained, and again once a quarter more vectors arrived', () => {
+    const { data } = dataset();
+    const index = new IvfIndex(new CodePool(DIMENSIONS));
+    data.slice(0, 12_000).forEach((vector, key) => index.add(key, vector));
+    index.train();
+    expect(index.scattered).toBe(0);
+    data.slice(12_000).forEach((vector, at) => index.add(12_000 + at, vector));
+    expect(index.scattered).toBe(8_000);
+    expect(index.needsLayout).toBe(true);
+    index.layOut();
+    expect(index.scattered).toBe(0);
+    expect(index.needsLayout).toBe(false);
+    // Every vector moved with its key: each is still the nearest to itself.
+    for (let key = 0; key < data.length; key += 97) {
+      expect(index.search(data[key]!, { candidates: 1 })[0]?.key).toBe(key);
+    }
+  });
+
   it('skips removed vectors and rejects vectors it cannot compare', () => {
     const index = new IvfIndex(new CodePool(4));
     const slot = index.add(1, [1, 0, 0, 0])!;
@@ -125,6 +144,31 @@ describe('IvfIndex', () => {
     expect(index.add(4, [1, 0, 0])).toBeNull();
     index.remove(slot);
     expect(index.search([1, 0, 0, 0], { candidates: 5 }).map((hit) => hit.key)).toEqual([2]);
+  });
+});
+
+describe('VectorArena.permute', () => {
+  it('moves each vector with its key, scale and liveness, in place', () => {
+    const random = generator(11);
+    const pool = new CodePool(32);
+    const arena = new VectorArena(pool);
+    const vectors = Array.from({ length: 3_000 }, () => unit(Float32Array.from({ length: 32 }, random.normal)));
+    vectors.forEach((vector, key) => arena.add(key, vector));
+    for (let slot = 0; slot < 3_000; slot += 7) arena.kill(slot);
+    const decoded = vectors.map((_, slot) => Array.from(arena.decode(slot, new Float32Array(32))));
+    const order = Int32Array.from({ length: 3_000 }, (_, slot) => slot);
+    for (let slot = order.length - 1; slot > 0; slot--) {
+      const other = Math.floor(random.next() * (slot + 1));
+      [order[slot], order[other]] = [order[other]!, order[slot]!];
+    }
+    arena.permute(order);
+    for (let slot = 0; slot < 3_000; slot++) {
+      const was = order[slot]!;
+      expect(arena.key(slot)).toBe(was);
+      expect(arena.isAlive(slot)).toBe(was % 7 !== 0);
+      expect(Array.from(arena.decode(slot, new Float32Array(32)))).toEqual(decoded[was]);
+    }
+    expect(arena.liveCount).toBe(3_000 - Math.ceil(3_000 / 7));
   });
 });
 

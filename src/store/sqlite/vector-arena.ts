@@ -121,6 +121,49 @@ export class VectorArena {
     }
   }
 
+  /**
+   * Moves the vectors so that slot i holds what slot order[i] held (order: a permutation of
+   * every slot), in place: one record at a time along each cycle of the permutation, so no
+   * second copy of the codes is ever allocated (at 10^6 vectors that copy would be 400 MB).
+   */
+  permute(order: Int32Array): void {
+    const { stride } = this.pool;
+    const bytes = this.pool.bytes;
+    const address = (slot: number) => this.blocks[slot >>> BLOCK_BITS]!.offset + (slot & BLOCK_MASK) * stride;
+    const held = new Int8Array(stride);
+    const placed = new Uint8Array(this.count);
+    for (let start = 0; start < this.count; start++) {
+      if (placed[start] === 1) continue;
+      const first = this.blocks[start >>> BLOCK_BITS]!;
+      const firstOffset = start & BLOCK_MASK;
+      held.set(bytes.subarray(address(start), address(start) + stride));
+      const heldScale = first.scales[firstOffset]!;
+      const heldKey = first.keys[firstOffset]!;
+      const heldAlive = first.alive[firstOffset]!;
+      let target = start;
+      for (;;) {
+        placed[target] = 1;
+        const source = order[target]!;
+        const into = this.blocks[target >>> BLOCK_BITS]!;
+        const at = target & BLOCK_MASK;
+        if (source === start) {
+          bytes.set(held, address(target));
+          into.scales[at] = heldScale;
+          into.keys[at] = heldKey;
+          into.alive[at] = heldAlive;
+          break;
+        }
+        const from = this.blocks[source >>> BLOCK_BITS]!;
+        const fromAt = source & BLOCK_MASK;
+        bytes.copyWithin(address(target), address(source), address(source) + stride);
+        into.scales[at] = from.scales[fromAt]!;
+        into.keys[at] = from.keys[fromAt]!;
+        into.alive[at] = from.alive[fromAt]!;
+        target = source;
+      }
+    }
+  }
+
   /** Returns every block to the pool; the arena is empty afterwards. */
   release(): void {
     for (const block of this.blocks) this.pool.release(block.offset);

@@ -52,6 +52,8 @@ interface Entry {
   loadBeforeSeq: number;
   /** PRAGMA data_version when the index last read the database: another connection wrote if it moved. */
   dataVersion: number;
+  /** A training or layout of this index is queued. */
+  maintenanceQueued: boolean;
   dropped: boolean;
 }
 
@@ -156,6 +158,7 @@ export class VectorIndexCache {
       scope: scopeParams(scope),
       index: new IvfIndex(this.pool, this.ivf),
       dataVersion: this.statements.dataVersion.get() ?? 0,
+      maintenanceQueued: false,
       syncedPk: this.statements.lastPk.get() ?? 0,
       holes: new Set(),
       recent: new Set(),
@@ -217,10 +220,15 @@ export class VectorIndexCache {
     this.evict(entry);
   }
 
+  /** Queues a training when the lists are missing or stale, else a layout when they are scattered. */
   private scheduleTraining(entry: Entry): void {
-    if (!entry.index.needsTraining) return;
+    if (entry.maintenanceQueued || !(entry.index.needsTraining || entry.index.needsLayout)) return;
+    entry.maintenanceQueued = true;
     this.enqueue(async () => {
+      entry.maintenanceQueued = false;
+      if (entry.dropped) return;
       if (entry.index.needsTraining) await this.train(entry);
+      else if (entry.index.needsLayout) entry.index.layOut();
     });
   }
 
