@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredMessage } from '../store/types';
+import { countTokens } from '../tokens/count-tokens';
 import { chooseStrategy, DEFAULT_THRESHOLDS, formatMemoryIndex } from './memory-index';
 import type { RetrievedTurn } from './retrieve';
 
@@ -45,6 +46,20 @@ function hitsOf(count: number): RetrievedTurn[] {
 const hits = hitsOf(30);
 
 describe('memory index formats', () => {
+  it.each([20, 200, 2000, 6000])(
+    'reports tokens no fewer than the index message costs, within its cap (%i results)',
+    (count) => {
+      const many = hitsOf(count).map((hit, i) => ({
+        ...hit,
+        // Quotes, punctuation and line ends in the text: where a tokenizer might join pieces.
+        message: turn(hit.message.seq, `"Quoted," she said.\n${i}: ${hit.message.content}?!`),
+      }));
+      const index = formatMemoryIndex({ hits: many, memoryCount: 9000, thresholds: DEFAULT_THRESHOLDS, snippetLength: 120, maxTokens: 900 })!;
+      expect(index.tokens).toBeGreaterThanOrEqual(countTokens(index.message.content) + 4);
+      expect(index.tokens).toBeLessThanOrEqual(900);
+    },
+  );
+
   it('picks the format by how many results retrieval returned', () => {
     expect(chooseStrategy(0, DEFAULT_THRESHOLDS)).toBe('full');
     expect(chooseStrategy(50, DEFAULT_THRESHOLDS)).toBe('full');
