@@ -193,13 +193,19 @@ for (const factory of storeFactories()) {
         updatedAt: 7,
       });
       await proxy.background.drain();
+      for (const instance of [scope.instance, `${scope.instance}-fork`]) {
+        const jobs = await api.post(`${instancePath({ ...scope, instance })}/maintenance`, {
+          jobs: ['topics', 'periods'],
+        });
+        expect(jobs.status).toBe(200);
+      }
 
       const filter = { partition: scope.partition };
       const exported = await collect(exportJsonLines(store, filter));
       expect(JSON.parse(exported[0]!)).toMatchObject({
         type: 'header',
         format: 'memory-proxy-graph',
-        version: 1,
+        version: 2,
       });
       const types = new Set(exported.slice(1).map((line) => JSON.parse(line).type));
       expect(types).toEqual(
@@ -208,9 +214,12 @@ for (const factory of storeFactories()) {
           'Message',
           'ToolCall',
           'CoreMemory',
+          'Topic',
+          'PeriodSummary',
           'REPLIES_TO',
           'RESPONDED_WITH',
           'SYNAPSE',
+          'BELONGS_TO',
           'CHUNK_OF',
           'CALLED_BY',
         ]),

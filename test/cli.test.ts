@@ -200,6 +200,17 @@ describe('memory-proxy CLI', () => {
         try {
           await seed(store, scope, `w${ulid().toLowerCase()}`);
           const doomed = await seed(store, scratch, 'keys');
+          const jobs = await cli(
+            env,
+            'maintain',
+            '--jobs',
+            'topics,periods',
+            '--partition',
+            scope.partition,
+            '--instance',
+            scope.instance,
+          );
+          expect(jobs.code, jobs.stderr).toBe(0);
           const [exported, purgedTurn] = await Promise.all([
             cli(env, 'export', '--partition', scope.partition, '--instance', scope.instance),
             cli(
@@ -214,6 +225,9 @@ describe('memory-proxy CLI', () => {
           ]);
           expect(exported.code, exported.stderr).toBe(0);
           const lines = exported.stdout.split('\n').filter(Boolean);
+          expect(lines.map((line) => JSON.parse(line).type)).toEqual(
+            expect.arrayContaining(['Topic', 'PeriodSummary', 'BELONGS_TO']),
+          );
           expect(
             lines
               .map((line) => JSON.parse(line).instance ?? 'header')

@@ -24,7 +24,10 @@ export interface TransferProgress {
 export interface ImportSummary extends ImportResult {
   /** Records read (the header not counted). */
   records: number;
-  /** true when the file's vectors came from another embedding model and were left out (they are made again). */
+  /**
+   * true when the file's vectors came from another embedding model and were left out, with the
+   * topics, period summaries and job cursors made from them (all are made again).
+   */
   embeddingsDropped: boolean;
 }
 
@@ -95,7 +98,9 @@ export async function importJsonLines(
     }
     sawRecord = true;
     summary.records += 1;
-    batch.records.push(summary.embeddingsDropped ? withoutEmbedding(parsed) : parsed);
+    const record = summary.embeddingsDropped ? withoutEmbedding(parsed) : parsed;
+    if (record === null) continue;
+    batch.records.push(record);
     batch.lines.push(lineNumber);
     if (batch.records.length >= IMPORT_BATCH) await flush();
   }
@@ -137,10 +142,25 @@ async function adoptEmbeddingModel(store: MemoryStore, header: HeaderRecord): Pr
   return current !== null && current !== model;
 }
 
-function withoutEmbedding(record: GraphRecord): GraphRecord {
-  return record.type === 'Message' || record.type === 'ToolCall'
-    ? { ...record, embedding: null }
-    : record;
+/**
+ * A record without the file's vectors. Topics are made of those vectors, so they go too, with
+ * their links, the period summaries that name them and the jobs' cursors: the jobs make them
+ * again once the turns are embedded again. null: the record is left out.
+ */
+function withoutEmbedding(record: GraphRecord): GraphRecord | null {
+  switch (record.type) {
+    case 'Message':
+    case 'ToolCall':
+      return { ...record, embedding: null };
+    case 'Instance':
+      return { ...record, topics_cursor: 0, periods_cursor: 0 };
+    case 'Topic':
+    case 'PeriodSummary':
+    case 'BELONGS_TO':
+      return null;
+    default:
+      return record;
+  }
 }
 
 function lineError(lineNumber: number, message: string): InvalidRequestError {

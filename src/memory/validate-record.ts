@@ -1,6 +1,6 @@
 import {
   EXPORT_FORMAT,
-  EXPORT_VERSION,
+  READABLE_VERSIONS,
   type GraphRecord,
   type HeaderRecord,
 } from '../store/graph-record';
@@ -20,14 +20,27 @@ type Kind =
   | 'object'
   | 'role'
   | 'history'
-  | 'vector?';
+  | 'vector'
+  | 'vector?'
+  | 'cursor'
+  | 'ids'
+  | 'summary-kind'
+  | 'granularity'
+  | 'period-topics';
 
 // Field kinds per record type, in the order records are written (so a validated record
 // serializes exactly like an exported one).
 const SCOPE = { partition: 'scope', instance: 'scope' } as const;
 const LINK = { ...SCOPE, from: 'id', to: 'id' } as const;
 const FIELDS: Record<GraphRecord['type'], Record<string, Kind>> = {
-  Instance: { ...SCOPE, last_seq: 'count', deleted_at: 'count?' },
+  // Version 1 files have no cursors: the jobs then start over in the instance.
+  Instance: {
+    ...SCOPE,
+    last_seq: 'count',
+    deleted_at: 'count?',
+    topics_cursor: 'cursor',
+    periods_cursor: 'cursor',
+  },
   Message: {
     ...SCOPE,
     id: 'id',
@@ -80,8 +93,36 @@ const FIELDS: Record<GraphRecord['type'], Record<string, Kind>> = {
     turns: 'count',
     updated_at: 'count',
   },
+  Topic: {
+    ...SCOPE,
+    id: 'id',
+    label: 'text',
+    summary: 'text',
+    summary_kind: 'summary-kind',
+    highlight_ids: 'ids',
+    size: 'count',
+    centroid: 'vector',
+    period_start: 'count',
+    period_end: 'count',
+    updated_at: 'count',
+  },
+  PeriodSummary: {
+    ...SCOPE,
+    granularity: 'granularity',
+    period: 'id',
+    start: 'count',
+    end: 'count',
+    messages: 'count',
+    tokens: 'count',
+    user_messages: 'count',
+    topics: 'period-topics',
+    summary: 'text',
+    highlight_ids: 'ids',
+    updated_at: 'count',
+  },
   REPLIES_TO: LINK,
   RESPONDED_WITH: LINK,
+  BELONGS_TO: LINK,
   CHUNK_OF: LINK,
   CALLED_BY: LINK,
   SYNAPSE: { ...LINK, score: 'score' },
@@ -113,27 +154,29 @@ export function parseRecordLine(line: string): ParsedLine {
   }
   const record: Record<string, unknown> = { type };
   for (const [field, kind] of Object.entries(FIELDS[type as GraphRecord['type']])) {
-    const problem = checkField(input[field], kind);
+    const value = kind === 'cursor' && input[field] === undefined ? 0 : input[field];
+    const problem = checkField(value, kind);
     if (problem) throw new Error(`${type}.${field} ${problem}`);
-    record[field] = input[field];
+    record[field] = value;
   }
   checkMessageShape(record);
+  checkJobShape(record);
   return record as unknown as GraphRecord;
 }
 
 function parseHeader(input: Record<string, unknown>): HeaderRecord {
   if (input['format'] !== EXPORT_FORMAT)
     throw new Error(`header.format must be "${EXPORT_FORMAT}"`);
-  const version = input['version'];
-  if (version !== EXPORT_VERSION) {
+  const version = READABLE_VERSIONS.find((readable) => readable === input['version']);
+  if (version === undefined) {
     throw new Error(
-      `header.version ${JSON.stringify(version)} is not supported; this proxy reads version ${EXPORT_VERSION}`,
+      `header.version ${JSON.stringify(input['version'])} is not supported; this proxy reads versions ${READABLE_VERSIONS.join(' and ')}`,
     );
   }
   const model = input['embedding_model'] ?? null;
   if (model !== null && typeof model !== 'string')
     throw new Error('header.embedding_model must be a string or null');
-  return { type: 'header', format: EXPORT_FORMAT, version: EXPORT_VERSION, embedding_model: model };
+  return { type: 'header', format: EXPORT_FORMAT, version, embedding_model: model };
 }
 
 function checkField(value: unknown, kind: Kind): string | null {
@@ -154,6 +197,10 @@ function checkField(value: unknown, kind: Kind): string | null {
       return Number.isSafeInteger(value) && (value as number) >= 0
         ? null
         : 'must be a whole number >= 0';
+    case 'cursor':
+      return Number.isSafeInteger(value) && (value as number) >= 0
+        ? null
+        : 'must be a whole number >= 0 (or absent)';
     case 'count?':
       return value === null || (Number.isSafeInteger(value) && (value as number) >= 0)
         ? null
@@ -177,14 +224,53 @@ function checkField(value: unknown, kind: Kind): string | null {
         )
         ? null
         : 'must be a list of {content, timestamp}';
+    case 'vector':
+      return isVector(value) ? null : 'must be a non-empty list of numbers';
     case 'vector?':
-      return value === null ||
-        (Array.isArray(value) &&
-          value.length > 0 &&
-          value.every((entry) => typeof entry === 'number' && Number.isFinite(entry)))
+      return value === null || isVector(value) ? null : 'must be a list of numbers or null';
+    case 'ids':
+      return Array.isArray(value) && value.every((entry) => checkField(entry, 'id') === null)
         ? null
-        : 'must be a list of numbers or null';
+        : 'must be a list of ids';
+    case 'summary-kind':
+      return value === 'extractive' || value === 'model' ? null : 'must be extractive or model';
+    case 'granularity':
+      return value === 'day' || value === 'week' ? null : 'must be day or week';
+    case 'period-topics':
+      return Array.isArray(value) &&
+        value.every(
+          (entry) =>
+            checkField(entry?.id, 'id') === null &&
+            typeof entry?.label === 'string' &&
+            checkField(entry?.messages, 'count') === null,
+        )
+        ? null
+        : 'must be a list of {id, label, messages}';
   }
+}
+
+function isVector(value: unknown): boolean {
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((entry) => typeof entry === 'number' && Number.isFinite(entry))
+  );
+}
+
+/** A period ends after it starts; list entries keep only their own fields, in order. */
+function checkJobShape(record: Record<string, unknown>): void {
+  if (
+    record['type'] === 'Topic' &&
+    (record['period_end'] as number) < (record['period_start'] as number)
+  ) {
+    throw new Error('Topic.period_end must not come before its period_start');
+  }
+  if (record['type'] !== 'PeriodSummary') return;
+  if ((record['end'] as number) <= (record['start'] as number))
+    throw new Error('PeriodSummary.end must come after its start');
+  record['topics'] = (record['topics'] as { id: string; label: string; messages: number }[]).map(
+    (topic) => ({ id: topic.id, label: topic.label, messages: topic.messages }),
+  );
 }
 
 /** A chunk sits outside the tree (seq 0, its turn named); a turn has a seq and no chunk fields. */

@@ -90,7 +90,14 @@ async function branchRecords(
     branch.map((turn) => turn.id),
   );
   const nodes: GraphRecord[] = [
-    { type: 'Instance', ...target, last_seq: branch.length, deleted_at: null },
+    {
+      type: 'Instance',
+      ...target,
+      last_seq: branch.length,
+      deleted_at: null,
+      topics_cursor: 0,
+      periods_cursor: 0,
+    },
   ];
   const links: GraphRecord[] = [];
   let branchTokens = 0;

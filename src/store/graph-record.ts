@@ -1,14 +1,18 @@
+import type { PeriodGranularity, PeriodTopic, SummaryKind } from './topic-types';
 import type { Scope, StoredMessage, StoredToolCall, TurnRole } from './types';
 
 /** Format name and version of an export's first line, so an import knows what it reads. */
 export const EXPORT_FORMAT = 'memory-proxy-graph';
-export const EXPORT_VERSION = 1;
+/** Version 2 added topics, their BELONGS_TO links, period summaries and the jobs' cursors. */
+export const EXPORT_VERSION = 2;
+/** Versions an import reads: a version 1 file simply has no job records. */
+export const READABLE_VERSIONS = [1, 2] as const;
 
 /** The first line of an export. */
 export interface HeaderRecord {
   type: 'header';
   format: typeof EXPORT_FORMAT;
-  version: typeof EXPORT_VERSION;
+  version: (typeof READABLE_VERSIONS)[number];
   /** `model:dimensions` of the exported vectors; an import into another vector space drops them. */
   embedding_model: string | null;
 }
@@ -18,11 +22,16 @@ interface ScopedRecord {
   instance: string;
 }
 
-/** An instance's counter node: the last sequence number handed out, and its soft deletion. */
+/**
+ * An instance's counter node: the last sequence number handed out, its soft deletion, and the
+ * last seq the topic and period jobs finished (so they resume there after an import).
+ */
 export interface InstanceRecord extends ScopedRecord {
   type: 'Instance';
   last_seq: number;
   deleted_at: number | null;
+  topics_cursor: number;
+  periods_cursor: number;
 }
 
 /** A `Message` node (a turn, or a chunk of one), every property of DESIGN.md section 3. */
@@ -86,12 +95,50 @@ export interface SummaryRecord extends ScopedRecord {
   updated_at: number;
 }
 
+/** A `Topic` node of the topic job; its live turn count is read from its links, not stored. */
+export interface TopicRecord extends ScopedRecord {
+  type: 'Topic';
+  id: string;
+  label: string;
+  summary: string;
+  summary_kind: SummaryKind;
+  highlight_ids: string[];
+  size: number;
+  centroid: number[];
+  period_start: number;
+  period_end: number;
+  updated_at: number;
+}
+
+/** A `PeriodSummary` node: what an instance held during one UTC day or ISO week. */
+export interface PeriodSummaryRecord extends ScopedRecord {
+  type: 'PeriodSummary';
+  granularity: PeriodGranularity;
+  period: string;
+  start: number;
+  end: number;
+  messages: number;
+  tokens: number;
+  user_messages: number;
+  topics: PeriodTopic[];
+  summary: string;
+  highlight_ids: string[];
+  updated_at: number;
+}
+
 /** Relationship types between messages (CALLED_BY goes from a tool call to its message). */
 export type LinkType = 'REPLIES_TO' | 'RESPONDED_WITH' | 'CHUNK_OF' | 'CALLED_BY';
 
 /** A relationship without properties. */
 export interface LinkRecord extends ScopedRecord {
   type: LinkType;
+  from: string;
+  to: string;
+}
+
+/** `(turn)-[:BELONGS_TO]->(topic)`: the topic the topic job put a turn in. */
+export interface TopicLinkRecord extends ScopedRecord {
+  type: 'BELONGS_TO';
   from: string;
   to: string;
 }
@@ -105,7 +152,7 @@ export interface SynapseRecord extends ScopedRecord {
 }
 
 /** A relationship record. */
-export type RelationshipRecord = LinkRecord | SynapseRecord;
+export type RelationshipRecord = LinkRecord | SynapseRecord | TopicLinkRecord;
 
 /** One line of an export (besides the header): a node or a relationship of one scope. */
 export type GraphRecord =
@@ -114,15 +161,26 @@ export type GraphRecord =
   | ToolCallRecord
   | CoreMemoryRecord
   | SummaryRecord
+  | TopicRecord
+  | PeriodSummaryRecord
   | RelationshipRecord;
 
 /** Node record types, in the order an export writes them. */
-export const NODE_TYPES = ['Instance', 'Message', 'ToolCall', 'CoreMemory', 'Summary'] as const;
+export const NODE_TYPES = [
+  'Instance',
+  'Message',
+  'ToolCall',
+  'CoreMemory',
+  'Summary',
+  'Topic',
+  'PeriodSummary',
+] as const;
 /** Relationship record types. */
 export const RELATIONSHIP_TYPES = [
   'REPLIES_TO',
   'RESPONDED_WITH',
   'SYNAPSE',
+  'BELONGS_TO',
   'CHUNK_OF',
   'CALLED_BY',
 ] as const;

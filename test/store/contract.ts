@@ -3,6 +3,7 @@ import type { MemoryStore } from '../../src/store/memory-store';
 import { TEST_DIMENSIONS, type StoreFactory } from '../support/stores';
 import { describeAppendContract } from './contract-append';
 import { describeExportContract } from './contract-export';
+import { describeJobExportContract } from './contract-export-jobs';
 import { append, freshScope, turn } from './contract-fixtures';
 import { describeGraphContract } from './contract-graph';
 import { describeIdempotencyContract } from './contract-idempotency';
@@ -63,6 +64,7 @@ export function runStoreContract(factory: StoreFactory): void {
     describeIdempotencyContract(getStore);
     describeManageContract(getStore);
     describeExportContract(getStore);
+    describeJobExportContract(getStore);
     describeTopicContract(getStore);
   });
 }

@@ -1,10 +1,6 @@
-import type { GraphPageReader, MessageLink } from '../export-graph';
-import {
-  toMessageRecord,
-  toToolCallRecord,
-  type InstanceRecord,
-  type MessageRecord,
-} from '../graph-record';
+import type { GraphPageReader, InstanceCounter, MessageLink } from '../export-graph';
+import { toMessageRecord, toToolCallRecord, type MessageRecord } from '../graph-record';
+import { toPeriodSummaryRecord, toTopicRecord } from '../job-records';
 import type { ExportFilter } from '../management-types';
 import { compareText } from '../summarize-partitions';
 import type { Scope } from '../types';
@@ -18,6 +14,10 @@ import {
 } from './map-record';
 import type { Neo4jRunner, Row } from './neo4j-runner';
 import { integerParam, scopeParams } from './scope-params';
+import { getJobCursor, getTopicIds, listPeriodSummaries, listTopics } from './topic-queries';
+
+/** Period summaries an export reads per granularity: more than any instance holds. */
+const ALL_PERIODS = Number.MAX_SAFE_INTEGER;
 
 const MESSAGE_COLUMNS = `${projectMessage('m')} AS message,
   CASE WHEN $embeddings THEN m.embedding ELSE null END AS embedding,
@@ -119,6 +119,24 @@ export function neo4jGraphReader(runner: Neo4jRunner): GraphPageReader {
         score: row['type'] === 'SYNAPSE' ? (toNumber(row['score']) ?? 0) : null,
       }));
     },
+    jobCursor: (scope, job) => getJobCursor({ runner, scope }, job),
+    async topics(scope) {
+      return (await listTopics({ runner, scope }))
+        .map(toTopicRecord)
+        .sort((a, b) => compareText(a.id, b.id));
+    },
+    async periodSummaries(scope) {
+      const days = await listPeriodSummaries(
+        { runner, scope },
+        { granularity: 'day', limit: ALL_PERIODS },
+      );
+      const weeks = await listPeriodSummaries(
+        { runner, scope },
+        { granularity: 'week', limit: ALL_PERIODS },
+      );
+      return [...days, ...weeks].map((summary) => toPeriodSummaryRecord(scope, summary));
+    },
+    topicLinks: (scope, ids) => getTopicIds({ runner, scope }, ids),
   };
 }
 
@@ -126,7 +144,7 @@ export function neo4jGraphReader(runner: Neo4jRunner): GraphPageReader {
 async function exportScopes(
   runner: Neo4jRunner,
   filter: ExportFilter,
-): Promise<{ scope: Scope; instance: InstanceRecord | null }[]> {
+): Promise<{ scope: Scope; instance: InstanceCounter | null }[]> {
   const params = {
     partition: filter.partition ?? null,
     instance: filter.partition === undefined ? null : (filter.instance ?? null),
@@ -142,12 +160,12 @@ async function exportScopes(
     `MATCH (n:CoreMemory) ${where} RETURN DISTINCT n.partition AS partition, n.instance AS instance`,
     params,
   );
-  const scopes = new Map<string, { scope: Scope; instance: InstanceRecord | null }>();
+  const scopes = new Map<string, { scope: Scope; instance: InstanceCounter | null }>();
   for (const row of [...counters, ...memories]) {
     const scope = { partition: String(row['partition']), instance: String(row['instance']) };
     const key = `${scope.partition}\u0000${scope.instance}`;
     if (scopes.has(key)) continue;
-    const instance: InstanceRecord | null =
+    const instance: InstanceCounter | null =
       row['lastSeq'] === undefined
         ? null
         : {

@@ -1,11 +1,13 @@
-import type { RelationshipRecord } from '../graph-record';
+import type { LinkRecord, SynapseRecord } from '../graph-record';
 import { count, fail, type ImportState, type Indexed } from './import-state';
 import { toNumber } from './map-record';
 import type { Row } from './neo4j-runner';
 
+type MessageLinkRecord = LinkRecord | SynapseRecord;
+
 // One MERGE per type: Cypher cannot take a relationship type as a parameter, and these texts
 // are constants, never built from a record.
-const MERGE_LINK: Record<RelationshipRecord['type'], string> = {
+const MERGE_LINK: Record<MessageLinkRecord['type'], string> = {
   REPLIES_TO:
     'MATCH (a:Message {id: row.from}) MATCH (b:Message {id: row.to}) MERGE (a)-[:REPLIES_TO]->(b)',
   RESPONDED_WITH:
@@ -41,7 +43,7 @@ RETURN row.index AS index,
  */
 export async function importLinks(
   state: ImportState,
-  records: Indexed<RelationshipRecord>[],
+  records: Indexed<MessageLinkRecord>[],
 ): Promise<void> {
   if (records.length === 0) return;
   const found = await state.transaction.run(INSPECT_LINKS, {
@@ -53,7 +55,7 @@ export async function importLinks(
     })),
   });
   const byIndex = new Map(found.map((row) => [toNumber(row['index']), row]));
-  const fresh = new Map<RelationshipRecord['type'], Row[]>();
+  const fresh = new Map<MessageLinkRecord['type'], Row[]>();
   const seen = new Set<string>();
   const parents = new Map<string, string>();
   for (const { index, record } of records) {
@@ -82,7 +84,7 @@ export async function importLinks(
     await state.transaction.run(`UNWIND $rows AS row ${MERGE_LINK[type]}`, { rows });
 }
 
-function checkLink(index: number, record: RelationshipRecord, row: Row): void {
+function checkLink(index: number, record: MessageLinkRecord, row: Row): void {
   const what = `${record.type} from ${record.from} to ${record.to}`;
   const inScope = (partition: unknown, instance: unknown) =>
     partition === record.partition && instance === record.instance;

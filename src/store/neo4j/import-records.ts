@@ -6,13 +6,18 @@ import {
   type CoreMemoryRecord,
   type GraphRecord,
   type InstanceRecord,
+  type LinkRecord,
   type MessageRecord,
-  type RelationshipRecord,
+  type PeriodSummaryRecord,
   type SummaryRecord,
+  type SynapseRecord,
   type ToolCallRecord,
+  type TopicLinkRecord,
+  type TopicRecord,
 } from '../graph-record';
 import type { ImportResult } from '../management-types';
 import type { Scope } from '../types';
+import { importPeriodSummaries, importTopicLinks, importTopics } from './import-job-records';
 import { importLinks } from './import-links';
 import { count, fail, type ImportState, type Indexed } from './import-state';
 import { toMessageProperties, toNumber, toToolCallProperties } from './map-record';
@@ -39,6 +44,14 @@ export async function importRecords(options: {
       );
     }
   }
+  for (const { index, record } of groups.topics) {
+    if (record.centroid.length !== options.dimensions) {
+      throw new RecordImportError(
+        index,
+        `topic centroid has ${record.centroid.length} dimensions; the store uses ${options.dimensions}`,
+      );
+    }
+  }
   return options.runner.writeTransaction(async (transaction) => {
     const state: ImportState = { transaction, result: { created: 0, unchanged: 0 } };
     const existed = await existingInstances(transaction, groups.instances);
@@ -48,7 +61,10 @@ export async function importRecords(options: {
     await importMessages(state, groups.messages);
     await importToolCalls(state, groups.toolCalls);
     await importKeyed(state, groups.keyed);
+    await importTopics(state, groups.topics);
+    await importPeriodSummaries(state, groups.periods);
     await importLinks(state, groups.links);
+    await importTopicLinks(state, groups.topicLinks);
     return state.result;
   });
 }
@@ -59,7 +75,10 @@ function groupRecords(records: GraphRecord[]) {
     messages: [] as Indexed<MessageRecord>[],
     toolCalls: [] as Indexed<ToolCallRecord>[],
     keyed: [] as Indexed<CoreMemoryRecord | SummaryRecord>[],
-    links: [] as Indexed<RelationshipRecord>[],
+    topics: [] as Indexed<TopicRecord>[],
+    periods: [] as Indexed<PeriodSummaryRecord>[],
+    links: [] as Indexed<LinkRecord | SynapseRecord>[],
+    topicLinks: [] as Indexed<TopicLinkRecord>[],
   };
   records.forEach((record, index) => {
     if (record.type === 'Instance') groups.instances.push({ index, record });
@@ -67,6 +86,9 @@ function groupRecords(records: GraphRecord[]) {
     else if (record.type === 'ToolCall') groups.toolCalls.push({ index, record });
     else if (record.type === 'CoreMemory' || record.type === 'Summary')
       groups.keyed.push({ index, record });
+    else if (record.type === 'Topic') groups.topics.push({ index, record });
+    else if (record.type === 'PeriodSummary') groups.periods.push({ index, record });
+    else if (record.type === 'BELONGS_TO') groups.topicLinks.push({ index, record });
     else groups.links.push({ index, record });
   });
   return groups;
@@ -102,15 +124,22 @@ async function importInstances(
       instance: record.instance,
       lastSeq: int(record.last_seq),
       deletedAt: created && record.deleted_at !== null ? int(record.deleted_at) : null,
+      topicsCursor: int(record.topics_cursor),
+      periodsCursor: int(record.periods_cursor),
     });
   }
   if (rows.length === 0) return;
-  // The lock above created every missing counter with last_seq 0; an existing one only grows.
+  // The lock above created every missing counter with last_seq 0; an existing one only grows,
+  // and so do the jobs' cursors (a job that already went further here keeps its place).
   await state.transaction.run(
     `UNWIND $rows AS row
      MATCH (i:Instance {partition: row.partition, instance: row.instance})
      SET i.last_seq = CASE WHEN i.last_seq < row.lastSeq THEN row.lastSeq ELSE i.last_seq END,
-         i.deleted_at = coalesce(row.deletedAt, i.deleted_at)`,
+         i.deleted_at = coalesce(row.deletedAt, i.deleted_at),
+         i.topics_cursor = CASE WHEN coalesce(i.topics_cursor, 0) < row.topicsCursor
+                           THEN row.topicsCursor ELSE i.topics_cursor END,
+         i.periods_cursor = CASE WHEN coalesce(i.periods_cursor, 0) < row.periodsCursor
+                            THEN row.periodsCursor ELSE i.periods_cursor END`,
     { rows },
   );
 }

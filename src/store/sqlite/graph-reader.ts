@@ -1,18 +1,28 @@
 import type { GraphPageReader } from '../export-graph';
 import { toMessageRecord, toToolCallRecord, type MessageRecord } from '../graph-record';
+import { toPeriodSummaryRecord, toTopicRecord } from '../job-records';
+import { compareText } from '../summarize-partitions';
 import type { Scope } from '../types';
 import {
   DELETED_WITH_INSTANCE,
   type AdminStatements,
   type MessageRowWithVector,
 } from './admin-statements';
+import type { SqliteMaintenance } from './maintenance-records';
 import { toStoredMessage, toStoredToolCall } from './message-row';
 import { scopeParams } from './scope-sql';
 import type { Statements } from './statements';
 import { decodeVector } from './vector-codec';
 
+/** Period summaries an export reads per granularity: more than any instance holds. */
+const ALL_PERIODS = Number.MAX_SAFE_INTEGER;
+
 /** The embedded store's pages of an export: rows of the scope in the order exportGraph wants. */
-export function sqliteGraphReader(statements: Statements, admin: AdminStatements): GraphPageReader {
+export function sqliteGraphReader(
+  statements: Statements,
+  admin: AdminStatements,
+  maintenance: SqliteMaintenance,
+): GraphPageReader {
   return {
     async scopes(filter) {
       const rows = admin.exportScopes.all({
@@ -92,6 +102,25 @@ export function sqliteGraphReader(statements: Statements, admin: AdminStatements
           score: row.type === 'SYNAPSE' ? row.score : null,
         })),
       ];
+    },
+    async jobCursor(scope, job) {
+      return maintenance.getJobCursor(scope, job);
+    },
+    async topics(scope) {
+      return maintenance
+        .listTopics(scope)
+        .map(toTopicRecord)
+        .sort((a, b) => compareText(a.id, b.id));
+    },
+    async periodSummaries(scope) {
+      return (['day', 'week'] as const).flatMap((granularity) =>
+        maintenance
+          .listPeriodSummaries(scope, { granularity, limit: ALL_PERIODS })
+          .map((summary) => toPeriodSummaryRecord(scope, summary)),
+      );
+    },
+    async topicLinks(scope, ids) {
+      return maintenance.getTopicIds(scope, ids);
     },
   };
 }

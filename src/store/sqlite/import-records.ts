@@ -2,13 +2,15 @@ import type Database from 'better-sqlite3';
 import { RecordImportError } from '../../errors';
 import type {
   GraphRecord,
+  LinkRecord,
   MessageRecord,
-  RelationshipRecord,
+  SynapseRecord,
   ToolCallRecord,
 } from '../graph-record';
 import type { ImportResult } from '../management-types';
 import type { Scope } from '../types';
 import { adminStatements, DELETED_WITH_INSTANCE, type AdminStatements } from './admin-statements';
+import { JobRecordImporter } from './import-job-records';
 import { IN_SCOPE, scopeParams, type ScopeParams } from './scope-sql';
 import type { Statements } from './statements';
 import { encodeVector } from './vector-codec';
@@ -100,18 +102,25 @@ export function importRecords(options: {
   return db.transaction(() => importer.run(options.records)).immediate();
 }
 
+type Deps = {
+  db: Database.Database;
+  statements: Statements;
+  admin: AdminStatements;
+  own: ReturnType<typeof prepare>;
+  dimensions: number;
+};
+
 class RecordImporter {
   private readonly result: ImportResult = { created: 0, unchanged: 0 };
   private index = 0;
+  private readonly jobs: JobRecordImporter;
 
-  constructor(
-    private readonly deps: {
-      statements: Statements;
-      admin: AdminStatements;
-      own: ReturnType<typeof prepare>;
-      dimensions: number;
-    },
-  ) {}
+  constructor(private readonly deps: Deps) {
+    this.jobs = new JobRecordImporter(deps.db, {
+      dimensions: deps.dimensions,
+      fail: (message) => this.fail(message),
+    });
+  }
 
   run(records: GraphRecord[]): ImportResult {
     records.forEach((record, index) => {
@@ -130,6 +139,7 @@ class RecordImporter {
         own.raiseCounter.run({ ...params, lastSeq: record.last_seq });
         if (!existed && record.deleted_at !== null)
           own.insertInstanceState.run({ ...params, deletedAt: record.deleted_at });
+        this.jobs.cursors(record);
         return !existed;
       }
       case 'Message':
@@ -157,6 +167,10 @@ class RecordImporter {
             updatedAt: record.updated_at,
           }).changes > 0
         );
+      case 'Topic':
+      case 'PeriodSummary':
+      case 'BELONGS_TO':
+        return this.jobs.store(record);
       default:
         return this.relationship(record);
     }
@@ -238,7 +252,7 @@ class RecordImporter {
     return true;
   }
 
-  private relationship(record: RelationshipRecord): boolean {
+  private relationship(record: LinkRecord | SynapseRecord): boolean {
     const { own, statements } = this.deps;
     const what = `${record.type} from ${record.from} to ${record.to}`;
     if (record.type === 'CALLED_BY') {

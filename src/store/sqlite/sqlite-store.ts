@@ -484,7 +484,7 @@ export class SqliteStore implements MemoryStore {
 
   exportRecords(filter: ExportFilter): AsyncIterable<GraphRecord> {
     const { statements, admin } = this.admin;
-    return exportGraph(sqliteGraphReader(statements, admin), filter);
+    return exportGraph(sqliteGraphReader(statements, admin, this.maintenance), filter);
   }
 
   async importRecords(records: GraphRecord[]): Promise<ImportResult> {
