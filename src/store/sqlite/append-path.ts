@@ -40,12 +40,16 @@ export function createAppendPath(options: {
     const now = clock();
     const turns: AppendedTurn[] = [];
     for (const message of input.messages) {
-      const existing = statements.existingChild.get({
-        ...params,
-        parentId: parent?.id ?? null,
-        role: message.role,
-        contentHash: message.contentHash,
-      });
+      // Once one turn is new, so is every later one (a turn stored just now has no children):
+      // a bulk append looks up only until the path leaves what is stored.
+      const existing = turns.at(-1)?.created
+        ? undefined
+        : statements.existingChild.get({
+            ...params,
+            parentId: parent?.id ?? null,
+            role: message.role,
+            contentHash: message.contentHash,
+          });
       if (existing !== undefined) {
         turns.push({ message: toStoredMessage(existing), created: false });
         parent = existing;
