@@ -34,8 +34,9 @@ Commands:
   search <partition> <instance> <query>     hybrid search, as the proxy retrieves context [--limit N]
   view <partition> <instance>               the most recent turns [--limit N]
   thread <partition> <instance> <message>   the conversation from its root to a message
-  export                                    every node and relationship as JSON Lines
-                                            [--partition P [--instance I]] [--out FILE] [--no-embeddings]
+  export                                    every node and relationship as JSON Lines, topics and
+                                            period summaries included [--partition P [--instance I]]
+                                            [--out FILE] [--no-embeddings: no vectors, no topics]
   import <file>                             import JSON Lines (- reads stdin); importing twice changes nothing
   stats                                     store-wide figures
   purge <partition> <instance>              delete an instance for good [--message ID: only that turn] [--yes]

@@ -234,11 +234,16 @@ export const OPENAPI_DOCUMENT = {
         parameters: [
           param('partition', 'Only this partition.'),
           param('instance', 'Only this instance (with partition).'),
-          param('embeddings', 'false: leave vectors out.', { type: 'boolean' }),
+          param(
+            'embeddings',
+            'false: leave vectors out, and with them the topics, their BELONGS_TO links, period summaries and job cursors (the jobs make them again).',
+            { type: 'boolean' },
+          ),
         ],
         responses: {
           '200': {
-            description: 'A header line, then one record per line with a type field.',
+            description:
+              'A header line (format version 2), then one node or relationship per line with a type field: Instance (with the cursors of the topic and period jobs), Message, ToolCall, CoreMemory, Summary, Topic, PeriodSummary, then REPLIES_TO, RESPONDED_WITH, SYNAPSE, BELONGS_TO, CHUNK_OF, CALLED_BY.',
             content: { 'application/x-ndjson': { schema: { type: 'string' } } },
           },
           ...ERRORS,
