@@ -17,8 +17,10 @@ import type { Logger } from './logger';
 import type { BackgroundQueue } from './memory/background-queue';
 import { embedAndLink, sweepMissingEmbeddings, type MemoryWriter } from './memory/embed-and-link';
 import { createMemoryContext } from './memory/memory-context';
+import { createSummaryRewriter } from './memory/summary-rewriter';
 import { MaintenanceRunner, type MaintenanceOutcome } from './memory/maintenance/maintenance-runner';
 import type { TopicSummarizer } from './memory/maintenance/summarize-topics';
+import { runningSummarizer } from './proxy/running-summarizer';
 import { topicSummarizer } from './proxy/topic-summarizer';
 import { UpstreamClient } from './proxy/upstream-client';
 import { guardStore } from './store/guarded-store';
@@ -97,6 +99,23 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       });
     }
   };
+  // With SUMMARY_MODEL the model writes each extractive running summary again, after the answer.
+  const summaryModel = deps.config.summaryModel;
+  const rewriteSummary =
+    summaryModel !== null && deps.config.memorySummary
+      ? createSummaryRewriter({
+          store,
+          summarizer: runningSummarizer(upstream, summaryModel),
+          schedule: (name, job) => {
+            if (deps.background.pending >= MAX_QUEUED_JOBS) return false;
+            deps.background.push(name, job);
+            return true;
+          },
+          logger: deps.logger,
+          now,
+          onOutcome: (outcome) => metrics.runningSummaries.inc({ outcome }),
+        })
+      : undefined;
   const replies = new IdempotentReplies({ store, logger: deps.logger, ttlSeconds: deps.config.idempotencyTtlSeconds, now, onReplay: () => metrics.idempotentReplays.inc() });
   registerChatRoutes(
     app,
@@ -109,7 +128,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       now,
       toollessModels: new Set<string>(),
       afterAnswer: (scope, turns) => remember(scope, turns),
-      enrich: createMemoryContext({ store, embedder: deps.embedder, config: deps.config }),
+      enrich: createMemoryContext({ store, embedder: deps.embedder, config: deps.config, rewriteSummary }),
       metrics,
     },
     replies,

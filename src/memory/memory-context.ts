@@ -8,6 +8,7 @@ import { DEFAULT_THRESHOLDS, formatMemoryIndex } from './memory-index';
 import type { Enrichment } from './prepare-request';
 import { retrieve } from './retrieve';
 import { runningSummary } from './running-summary';
+import type { RewriteRequest } from './summary-rewriter';
 
 /** What the memory layer needs. */
 export interface MemoryContextDeps {
@@ -24,6 +25,8 @@ export interface MemoryContextDeps {
     | 'memorySummary'
     | 'retrievalLimit'
   >;
+  /** Has the summary model write an extractive running summary again, in the background (SUMMARY_MODEL). */
+  rewriteSummary?: (request: RewriteRequest) => void;
 }
 
 /**
@@ -60,6 +63,14 @@ export function createMemoryContext(deps: MemoryContextDeps) {
               windowTokens: window.windowTokens,
               maxTokens,
             });
+            if (summary)
+              deps.rewriteSummary?.({
+                scope,
+                boundary,
+                windowTokens: window.windowTokens,
+                maxTokens,
+                summary,
+              });
             return summary
               ? {
                   message: { role: 'system', content: summary.content },

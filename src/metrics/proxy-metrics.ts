@@ -42,6 +42,8 @@ export interface ProxyMetrics {
   maintenanceDuration: Histogram;
   /** What the background jobs did, by job and item. */
   maintenanceItems: Counter;
+  /** Running summaries SUMMARY_MODEL was asked to write, by outcome. */
+  runningSummaries: Counter;
 }
 
 /** Builds the proxy's metrics, with gauges for the process and the given sources. */
@@ -102,6 +104,10 @@ export function createProxyMetrics(sources: MetricSources): ProxyMetrics {
     maintenanceItems: registry.counter(
       'memory_proxy_maintenance_items_total',
       'Turns assigned to topics, periods summarized, orphaned chunks deleted, turns soft-deleted and purged by retention.',
+    ),
+    runningSummaries: registry.counter(
+      'memory_proxy_running_summaries_total',
+      'Running summaries SUMMARY_MODEL was asked to write in the background, by outcome (written, failed, skipped).',
     ),
   };
   registry.gauge(
