@@ -14,7 +14,7 @@ import { RateLimiter } from './http/rate-limiter';
 import { createProxyMetrics, type ProxyMetrics } from './metrics/proxy-metrics';
 import type { Embedder } from './embeddings/embedder';
 import type { Logger } from './logger';
-import type { BackgroundQueue } from './memory/background-queue';
+import { MODEL_LANE, type BackgroundQueue } from './memory/background-queue';
 import { embedAndLink, sweepMissingEmbeddings, type MemoryWriter } from './memory/embed-and-link';
 import { createMemoryContext } from './memory/memory-context';
 import { createSummaryRewriter } from './memory/summary-rewriter';
@@ -108,7 +108,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
           summarizer: runningSummarizer(upstream, summaryModel),
           schedule: (name, job) => {
             if (deps.background.pending >= MAX_QUEUED_JOBS) return false;
-            deps.background.push(name, job);
+            // Their own lane: a slow summary model must not hold back the embeddings.
+            deps.background.push(name, job, { lane: MODEL_LANE });
             return true;
           },
           logger: deps.logger,
