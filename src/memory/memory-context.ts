@@ -83,24 +83,17 @@ export function createMemoryContext(deps: MemoryContextDeps) {
         : async (window: WindowInfo, maxTokens: number): Promise<IndexBlock | null> => {
             if (!leaf || !window.evicted) return null;
             const query = queryTurn(window.turns) ?? leaf;
+            // The query's vector is stored after the answer with the rest of the turn's memory
+            // (embedAndLink): a write here was a commit on every request's way to upstream.
             const [vector] = await deps.embedder.embed([query.content]);
-            // Storing the query's vector and retrieving with it are independent: on a networked
-            // store the write no longer holds up the retrieval by a round trip.
-            const stored =
-              vector && query.id === leaf.id
-                ? store.setEmbeddings(scope, [{ kind: 'message', id: leaf.id, vector }])
-                : undefined;
-            const [hits] = await Promise.all([
-              retrieve({
-                store,
-                scope,
-                text: query.content,
-                vector: vector ?? null,
-                exclude: new Set(window.turns.map((turn) => turn.id)),
-                limit: deps.config.retrievalLimit,
-              }),
-              stored,
-            ]);
+            const hits = await retrieve({
+              store,
+              scope,
+              text: query.content,
+              vector: vector ?? null,
+              exclude: new Set(window.turns.map((turn) => turn.id)),
+              limit: deps.config.retrievalLimit,
+            });
             const index = formatMemoryIndex({
               hits,
               memoryCount: Math.max(0, leaf.seq - window.turns.length),

@@ -185,7 +185,10 @@ function toolTiers(all: ToolDefinitions): { tools: ToolDefinitions; tokens: numb
       all,
       all.filter((tool) => ESSENTIAL_TOOLS.has(tool.function.name)),
       all.filter((tool) => MINIMAL_TOOLS.has(tool.function.name)),
-    ].map((tools) => ({ tools, tokens: countToolsTokens(tools) }));
+    ]
+      // Frozen like the definitions they come from, so the budget counts them by identity.
+      .map((tools) => Object.freeze(tools))
+      .map((tools) => ({ tools, tokens: countToolsTokens(tools) }));
     tierCache.set(all, tiers);
   }
   return tiers;
