@@ -49,7 +49,7 @@ async function indexEntries(
   const runner = new Neo4jRunner(neo4jTestConfig()!);
   try {
     const text = await runner.read(
-      `CALL db.index.fulltext.queryNodes('message_content', $word) YIELD node WHERE node.id = $id RETURN count(node) AS count`,
+      `CALL db.index.fulltext.queryNodes('message_content_scoped', $word) YIELD node WHERE node.id = $id RETURN count(node) AS count`,
       { word: probe.word, id: probe.id },
     );
     const vectors = await runner.read(

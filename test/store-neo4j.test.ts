@@ -115,7 +115,7 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
     for (const name of [
       'message_scope_seq',
       'message_scope_hash',
-      'message_content',
+      'message_content_scoped',
       'toolcall_text',
     ]) {
       expect(byName.get(name), name).toMatchObject({ state: 'ONLINE' });

@@ -12,9 +12,15 @@ const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 // Every character Lucene's classic query parser treats as syntax.
 const LUCENE_SPECIAL = /[+\-&|!(){}[\]^"~*?:\\/]/g;
 
+/** A value as a quoted Lucene phrase: escaped, so no character of it is ever syntax. */
+function quoted(value: string): string {
+  return `"${value.replace(LUCENE_SPECIAL, (character) => `\\${character}`)}"`;
+}
+
 /**
- * Turns arbitrary user text into a safe Lucene query: its words, lowercased (so AND, OR, NOT
- * and TO are never operators), each escaped and quoted, OR-ed. Null when the text has no words.
+ * Turns arbitrary user text into a safe Lucene query on the `content` field: its words,
+ * lowercased (so AND, OR, NOT and TO are never operators), each escaped and quoted, OR-ed.
+ * Null when the text has no words.
  */
 export function toLuceneQuery(text: string): string | null {
   const terms = new Set<string>();
@@ -24,9 +30,21 @@ export function toLuceneQuery(text: string): string | null {
   }
   if (terms.size === 0) return null;
   // Words hold no syntax characters, but escaping keeps the query safe by construction.
-  return [...terms]
-    .map((term) => `"${term.replace(LUCENE_SPECIAL, (character) => `\\${character}`)}"`)
-    .join(' OR ');
+  return [...terms].map((term) => `content:${quoted(term)}`).join(' OR ');
+}
+
+/**
+ * The query confined to one scope inside the index: the index also holds each turn's partition
+ * and instance, so Lucene only walks the scope's matches. Filtering the index's global hits
+ * afterwards walked every other conversation's matches of the same words, which for a new or
+ * small conversation in a store of many was all of them (150 ms a request in the benchmark).
+ * Names are matched as analysed words (case and punctuation folded), so the exact scope is
+ * still checked on the nodes.
+ */
+export function toScopedLuceneQuery(scope: { partition: string; instance: string }, text: string): string | null {
+  const words = toLuceneQuery(text);
+  if (words === null) return null;
+  return `partition:${quoted(scope.partition)} AND instance:${quoted(scope.instance)} AND (${words})`;
 }
 
 /**
@@ -38,7 +56,7 @@ export async function fullTextSearch(
   options: { text: string; k: number },
 ): Promise<ScoredId[]> {
   const { runner, scope } = scoped;
-  const query = toLuceneQuery(options.text);
+  const query = toScopedLuceneQuery(scope, options.text);
   if (query === null || options.k <= 0) return [];
   const rows = await runner.read(
     `CALL db.index.fulltext.queryNodes('${INDEX_NAMES.messageText}', $query) YIELD node, score

@@ -4,7 +4,7 @@ import type { Row, Neo4jRunner } from './neo4j-runner';
 export const INDEX_NAMES = {
   messageVector: 'message_embedding',
   toolCallVector: 'toolcall_embedding',
-  messageText: 'message_content',
+  messageText: 'message_content_scoped',
   toolCallText: 'toolcall_text',
 } as const;
 
@@ -43,7 +43,10 @@ export const SCHEMA_STATEMENTS: readonly string[] = [
   // Retention: soft-deleted turns and when it first saw them deleted.
   'CREATE INDEX message_deleted IF NOT EXISTS FOR (m:Message) ON (m.deleted)',
   'CREATE INDEX message_deleted_noted IF NOT EXISTS FOR (m:Message) ON (m.deleted_noted_at)',
-  `CREATE FULLTEXT INDEX ${INDEX_NAMES.messageText} IF NOT EXISTS FOR (m:Message) ON EACH [m.content]`,
+  // Content with the scope, so a search walks only its conversation's matches; the index of
+  // content alone, from earlier versions, goes.
+  'DROP INDEX message_content IF EXISTS',
+  `CREATE FULLTEXT INDEX ${INDEX_NAMES.messageText} IF NOT EXISTS FOR (m:Message) ON EACH [m.content, m.partition, m.instance]`,
   `CREATE FULLTEXT INDEX ${INDEX_NAMES.toolCallText} IF NOT EXISTS FOR (t:ToolCall) ON EACH [t.tool_name, t.arguments, t.result]`,
 ];
 
