@@ -172,7 +172,7 @@ async function turnsFrom(
 function fold(lines: SummaryLine[], turns: StoredMessage[], maxTokens: number): SummaryLine[] {
   const added = turns
     .filter((turn) => turn.content.trim() !== '')
-    .map((turn) => ({ text: lineFor(turn), salience: salience(turn), seq: turn.seq }));
+    .map((turn) => ({ text: quotedLine(turn, LINE_CHARS), salience: salience(turn), seq: turn.seq }));
   const all = [...lines, ...added];
   // Line by line (lines stay from fold to fold, so their counts are remembered): the tokenizer
   // never joins tokens across a line break, so the sum is the count of the rendered text.
@@ -188,10 +188,11 @@ function fold(lines: SummaryLine[], turns: StoredMessage[], maxTokens: number): 
   return all.filter((line) => !dropped.has(line));
 }
 
-function lineFor(turn: StoredMessage): string {
+/** A turn as a `- [id date] role: "text"` line: whitespace folded, cut at `maxChars`, JSON-quoted. */
+export function quotedLine(turn: StoredMessage, maxChars: number): string {
   const date = new Date(turn.timestamp).toISOString().slice(0, 10);
   const text = turn.content.replace(/\s+/g, ' ').trim();
-  const cut = text.length > LINE_CHARS ? `${text.slice(0, LINE_CHARS)}…` : text;
+  const cut = text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
   return `- [${turn.id} ${date}] ${turn.role}: ${JSON.stringify(cut)}`;
 }
 

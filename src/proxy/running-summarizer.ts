@@ -1,9 +1,9 @@
 import type { BranchSummarizer } from '../memory/summary-rewriter';
 import type { StoredMessage } from '../store/types';
+import { quotedLine } from '../memory/running-summary';
+import { askModel } from './ask-model';
 import type { UpstreamClient } from './upstream-client';
 
-/** How long a running summary may take before the extractive one is kept. */
-const SUMMARY_TIMEOUT_MS = 60_000;
 /** Characters of one evicted turn shown to the model (a long turn stays searchable whole). */
 const TURN_CHARS = 4_000;
 
@@ -25,42 +25,22 @@ export function runningSummarizer(upstream: UpstreamClient, model: string): Bran
   return async ({ previous, evicted, maxTokens }) => {
     // About three words in four tokens, with room left for the quoting of each line.
     const words = Math.max(10, Math.floor(maxTokens * 0.6));
-    const answer = await upstream.postJson({
-      path: '/chat/completions',
-      body: {
-        model,
-        messages: [
-          { role: 'system', content: INSTRUCTIONS },
-          {
-            role: 'user',
-            content:
-              `Summary so far:\n${previous ?? '(none: these are the first turns of the conversation)'}\n\n` +
-              `Turns that just left the context, oldest first:\n${quoteEvicted(evicted)}\n\n` +
-              `Write the new summary in at most ${words} words.`,
-          },
-        ],
-        max_tokens: maxTokens,
-      },
-      authorization: null,
-      signal: AbortSignal.timeout(SUMMARY_TIMEOUT_MS),
+    return askModel(upstream, {
+      model,
+      instructions: INSTRUCTIONS,
+      content:
+        `Summary so far:\n${previous ?? '(none: these are the first turns of the conversation)'}\n\n` +
+        `Turns that just left the context, oldest first:\n${quoteEvicted(evicted)}\n\n` +
+        `Write the new summary in at most ${words} words.`,
+      maxTokens,
     });
-    const choices = answer.body['choices'];
-    const content = Array.isArray(choices)
-      ? (choices[0] as { message?: { content?: unknown } } | undefined)?.message?.content
-      : undefined;
-    return typeof content === 'string' ? content : '';
   };
 }
 
-/** The evicted turns as `- [id date] role: "text"` lines, JSON-quoted. */
+/** The evicted turns as `- [id date] role: "text"` lines, as the extractive summary quotes them. */
 function quoteEvicted(turns: StoredMessage[]): string {
   return turns
     .filter((turn) => turn.content.trim() !== '')
-    .map((turn) => {
-      const date = new Date(turn.timestamp).toISOString().slice(0, 10);
-      const text = turn.content.replace(/\s+/g, ' ').trim();
-      const cut = text.length > TURN_CHARS ? `${text.slice(0, TURN_CHARS)}…` : text;
-      return `- [${turn.id} ${date}] ${turn.role}: ${JSON.stringify(cut)}`;
-    })
+    .map((turn) => quotedLine(turn, TURN_CHARS))
     .join('\n');
 }
