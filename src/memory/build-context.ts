@@ -98,10 +98,15 @@ export async function buildContext(input: BuildContextInput): Promise<BuiltConte
   const windowUsed = window.reduce((sum, turn) => sum + turn.tokenCount, 0);
   const info: WindowInfo = { turns: window, windowTokens, evicted };
   let left = input.budget - fixed - windowUsed;
-  const summary = evicted && input.buildSummary ? await input.buildSummary(info, Math.min(left, input.summaryReserve ?? left)) : null;
+  // The summary and the index are built side by side, the index within what the summary's
+  // share leaves (the window gave up both shares, so that is the index's whole share).
+  const summaryCap = evicted && input.buildSummary ? Math.min(left, input.summaryReserve ?? left) : 0;
+  const [summary, index] = await Promise.all([
+    evicted && input.buildSummary ? input.buildSummary(info, summaryCap) : null,
+    input.buildIndex ? input.buildIndex(info, left - summaryCap) : null,
+  ]);
   const summaryFits = summary !== null && summary.tokens <= left;
   if (summaryFits) left -= summary.tokens;
-  const index = input.buildIndex ? await input.buildIndex(info, left) : null;
   const indexFits = index !== null && index.tokens <= left;
 
   const turnMessages = window.map((turn) => turn.raw);

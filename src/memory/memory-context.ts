@@ -6,7 +6,7 @@ import { countTokens } from '../tokens/count-tokens';
 import type { IndexBlock, PinnedBlock, WindowInfo } from './build-context';
 import { DEFAULT_THRESHOLDS, formatMemoryIndex } from './memory-index';
 import type { Enrichment } from './prepare-request';
-import { retrieve } from './retrieve';
+import { fuseCandidates, searchCandidates, type Candidates } from './retrieve';
 import { runningSummary } from './running-summary';
 import type { RewriteRequest } from './summary-rewriter';
 
@@ -36,12 +36,29 @@ export interface MemoryContextDeps {
 export function createMemoryContext(deps: MemoryContextDeps) {
   return async (context: {
     scope: Scope;
-    leaf: StoredMessage | null;
+    leaf: Promise<StoredMessage | null>;
     budget: number;
   }): Promise<Enrichment> => {
     const { store } = deps;
-    const { scope, leaf, budget } = context;
-    const pinned = coreMemoryBlock(await store.getCoreMemory(scope));
+    const { scope, budget } = context;
+    // Core memory does not depend on the request's turns: it is read while they are stored.
+    const [blocks, leaf] = await Promise.all([store.getCoreMemory(scope), context.leaf]);
+    const pinned = coreMemoryBlock(blocks);
+    const search = async (query: StoredMessage): Promise<Candidates> => {
+      const [vector] = await deps.embedder.embed([query.content]);
+      return searchCandidates({
+        store,
+        scope,
+        text: query.content,
+        vector: vector ?? null,
+        limit: deps.config.retrievalLimit,
+      });
+    };
+    // A branch longer than the whole budget leaves turns out for sure: the searches for its
+    // newest question start now and run beside the window's and the summary's reads.
+    const early =
+      deps.config.memoryIndex && leaf?.role === 'user' && leaf.branchTokens > budget ? search(leaf) : null;
+    early?.catch(() => undefined);
     const indexReserve = deps.config.memoryIndex
       ? Math.min(deps.config.indexMaxTokens, Math.floor(budget * deps.config.indexBudgetShare))
       : 0;
@@ -85,15 +102,16 @@ export function createMemoryContext(deps: MemoryContextDeps) {
             const query = queryTurn(window.turns) ?? leaf;
             // The query's vector is stored after the answer with the rest of the turn's memory
             // (embedAndLink): a write here was a commit on every request's way to upstream.
-            const [vector] = await deps.embedder.embed([query.content]);
-            const hits = await retrieve({
-              store,
-              scope,
-              text: query.content,
-              vector: vector ?? null,
-              exclude: new Set(window.turns.map((turn) => turn.id)),
-              limit: deps.config.retrievalLimit,
-            });
+            const candidates = await (early && query.id === leaf.id ? early : search(query));
+            const hits = await fuseCandidates(
+              {
+                store,
+                scope,
+                exclude: new Set(window.turns.map((turn) => turn.id)),
+                limit: deps.config.retrievalLimit,
+              },
+              candidates,
+            );
             const index = formatMemoryIndex({
               hits,
               memoryCount: Math.max(0, leaf.seq - window.turns.length),

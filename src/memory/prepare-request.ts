@@ -22,8 +22,11 @@ export interface PrepareRequestInput {
   contextWindowOverride: number | null;
   /** Tools the proxy adds to the client's (their tokens come out of the budget). */
   extraTools?: readonly unknown[];
-  /** Hooks that add pinned blocks and the memory index (the retrieval layer). */
-  enrich?: (context: { scope: Scope; leaf: StoredMessage | null; budget: number }) => Promise<Enrichment>;
+  /**
+   * Hooks that add pinned blocks and the memory index (the retrieval layer). Called while the
+   * request's turns are being stored, with the leaf to come, so its reads can run meanwhile.
+   */
+  enrich?: (context: { scope: Scope; leaf: Promise<StoredMessage | null>; budget: number }) => Promise<Enrichment>;
 }
 
 /** The request to send upstream, and the figures the response headers report. */
@@ -62,8 +65,14 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
     safetyMargin: config.safetyMargin,
   });
   checkNewestFits(turns.at(-1), budget - countMessagesTokens(systemMessages));
-  const ingested = await ingestTurns(input.store, input.scope, turns);
-  const enrichment = input.enrich ? await input.enrich({ scope: input.scope, leaf: ingested.leaf, budget }) : {};
+  const ingesting = ingestTurns(input.store, input.scope, turns);
+  const enriching = input.enrich
+    ? input.enrich({ scope: input.scope, leaf: ingesting.then((ingested) => ingested.leaf), budget })
+    : Promise.resolve({});
+  // When storing fails, that error is the request's; the enrichment's echo of it is dropped.
+  enriching.catch(() => undefined);
+  const ingested = await ingesting;
+  const enrichment = await enriching;
   const built = await buildContext({
     store: input.store,
     scope: input.scope,

@@ -55,31 +55,69 @@ export interface RetrieveInput {
   limit: number;
 }
 
+/** What the vector and full-text searches found, loaded: the first half of a retrieval. */
+export interface Candidates {
+  vectorList: RankedId[];
+  textList: RankedId[];
+  loaded: Map<string, LoadedTurn>;
+  /** Hits asked of each retriever. */
+  k: number;
+}
+
+/** A ranked hit of one retriever and its weight in the fusion. */
+interface RankedId {
+  id: string;
+  weight: number;
+}
+
+/** A hit resolved to its turn (and the chunk that matched, when a chunk did). */
+interface LoadedTurn {
+  turn: StoredMessage;
+  chunk?: StoredMessage;
+}
+
 /**
  * Hybrid retrieval: vector kNN, full-text (BM25) and graph expansion over SYNAPSE,
  * RESPONDED_WITH and REPLIES_TO neighbours, fused by reciprocal rank with recency as a
  * tie-breaker; chunk hits count for their parent turn.
  */
 export async function retrieve(input: RetrieveInput): Promise<RetrievedTurn[]> {
+  return fuseCandidates(input, await searchCandidates(input));
+}
+
+/**
+ * The searches of a retrieval, which need only the query: a caller that does not know yet
+ * which turns to exclude can start them early and fuse once it does.
+ */
+export async function searchCandidates(input: Omit<RetrieveInput, 'exclude'>): Promise<Candidates> {
   const { store, scope } = input;
   // A limit past a few hundred (MEMORY_RETRIEVAL_LIMIT) asks each retriever for more, so the
   // memory index can reach its clusters and overview formats (by result count).
   const k = Math.max(PER_RETRIEVER, Math.ceil(input.limit / 2));
   const [vectorHits, textHits] = await Promise.all([
-    input.vector ? store.vectorSearch(scope, input.vector, { k }) : Promise.resolve([]),
-    input.text.trim() ? store.fullTextSearch(scope, input.text, { k }) : Promise.resolve([]),
+    input.vector ? store.vectorSearch(scope, input.vector, { k, withMessages: true }) : Promise.resolve([]),
+    input.text.trim() ? store.fullTextSearch(scope, input.text, { k, withMessages: true }) : Promise.resolve([]),
   ]);
-  const vectorList = vectorHits
-    .filter((hit) => hit.kind === 'message' && hit.score > VECTOR_SCORE_FLOOR)
-    .map((hit) => ({
+  const vectorMatches = vectorHits.filter((hit) => hit.kind === 'message' && hit.score > VECTOR_SCORE_FLOOR);
+  const vectorList = vectorMatches.map((hit) => ({
       id: hit.id,
       weight: Math.min(1, (hit.score - VECTOR_SCORE_FLOOR) / (VECTOR_SCORE_FULL - VECTOR_SCORE_FLOOR)),
     }));
   const textList = textHits.map((hit) => ({ id: hit.id, weight: FULLTEXT_WEIGHT }));
-  const loaded = await loadTurns(store, scope, [...vectorList, ...textList].map((hit) => hit.id));
+  const loaded = await loadTurns(store, scope, [...vectorMatches, ...textHits]);
+  return { vectorList, textList, loaded, k };
+}
 
+/** The second half of a retrieval: leaves out `exclude`, expands through the graph, ranks. */
+export async function fuseCandidates(
+  input: Pick<RetrieveInput, 'store' | 'scope' | 'exclude' | 'limit'>,
+  candidates: Candidates,
+): Promise<RetrievedTurn[]> {
+  const { store, scope } = input;
+  const { vectorList, textList, k } = candidates;
+  const loaded = new Map(candidates.loaded);
   const fused = new Map<string, { score: number; sources: Set<MatchSource>; chunk?: StoredMessage }>();
-  const addList = (hits: { id: string; weight: number }[], source: MatchSource) => {
+  const addList = (hits: RankedId[], source: MatchSource) => {
     let rank = 0;
     for (const { id, weight } of hits) {
       const hit = loaded.get(id);
@@ -98,11 +136,12 @@ export async function retrieve(input: RetrieveInput): Promise<RetrievedTurn[]> {
 
   const seeds = [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, EXPAND_FROM).map(([id]) => id);
   if (seeds.length > 0) {
-    const neighbours = await store.neighbours(scope, seeds, { limit: k });
+    const neighbours = await store.neighbours(scope, seeds, { limit: k, withMessages: true });
     const neighbourList = neighbours
       .sort((a, b) => b.score - a.score)
       .map((neighbour) => ({ id: neighbour.id, weight: GRAPH_WEIGHT * Math.max(0, Math.min(1, neighbour.score)) }));
-    for (const [id, turn] of await loadTurns(store, scope, neighbourList.map((hit) => hit.id))) loaded.set(id, turn);
+    const unseen = neighbours.filter((neighbour) => !loaded.has(neighbour.id));
+    for (const [id, turn] of await loadTurns(store, scope, unseen)) loaded.set(id, turn);
     addList(neighbourList, 'graph');
   }
 
@@ -122,13 +161,14 @@ export async function retrieve(input: RetrieveInput): Promise<RetrievedTurn[]> {
     .slice(0, input.limit);
 }
 
-/** Loads hits by id, resolving chunks to their parent turn. */
-async function loadTurns(store: MemoryStore, scope: Scope, ids: string[]): Promise<Map<string, { turn: StoredMessage; chunk?: StoredMessage }>> {
-  const unique = [...new Set(ids)];
-  const found = await store.getMessages(scope, unique);
+/** Loads the hits the search did not bring with it, resolving chunks to their parent turn. */
+async function loadTurns(store: MemoryStore, scope: Scope, hits: { id: string; message?: StoredMessage }[]): Promise<Map<string, LoadedTurn>> {
+  const brought = new Map(hits.flatMap((hit) => (hit.message ? [[hit.id, hit.message] as const] : [])));
+  const missing = [...new Set(hits.map((hit) => hit.id))].filter((id) => !brought.has(id));
+  const found = [...brought.values(), ...(await store.getMessages(scope, missing))];
   const parentIds = found.filter((message) => message.isChunk && message.chunkParentId).map((message) => message.chunkParentId!);
   const parents = new Map((await store.getMessages(scope, [...new Set(parentIds)])).map((parent) => [parent.id, parent]));
-  const result = new Map<string, { turn: StoredMessage; chunk?: StoredMessage }>();
+  const result = new Map<string, LoadedTurn>();
   for (const message of found) {
     if (!message.isChunk) result.set(message.id, { turn: message });
     else {

@@ -60,6 +60,8 @@ export interface VectorSearchOptions {
   k: number;
   /** Also search ToolCall nodes (their ids are returned with kind 'toolcall'). */
   includeToolCalls?: boolean;
+  /** Return message hits with their message where that saves the caller a read (ScoredId). */
+  withMessages?: boolean;
 }
 
 /** A vector search hit: a message (or chunk) or a tool call. */
@@ -151,7 +153,7 @@ export interface MemoryStore {
   /** Nearest neighbours by cosine similarity (the score, -1..1) within the scope (messages and chunks; tool calls on request). */
   vectorSearch(scope: Scope, vector: number[], options: VectorSearchOptions): Promise<VectorHit[]>;
   /** BM25 full-text search over message content within the scope; the text is user text, never syntax. */
-  fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]>;
+  fullTextSearch(scope: Scope, text: string, options: { k: number; withMessages?: boolean }): Promise<ScoredId[]>;
 
   /** Adds or updates `(from)-[:SYNAPSE {score}]->(to)` links. */
   addSynapses(scope: Scope, synapses: Synapse[]): Promise<void>;
@@ -162,7 +164,7 @@ export interface MemoryStore {
    * excluding the given ids, each once with its strongest link (scored per NEIGHBOUR_SCORES),
    * strongest first.
    */
-  neighbours(scope: Scope, ids: string[], options: { limit: number }): Promise<Neighbour[]>;
+  neighbours(scope: Scope, ids: string[], options: { limit: number; withMessages?: boolean }): Promise<Neighbour[]>;
 
   /** The pinned core-memory blocks of the instance, by name. */
   getCoreMemory(scope: Scope): Promise<CoreMemoryBlock[]>;

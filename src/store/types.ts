@@ -97,6 +97,11 @@ export interface StoredToolCall {
 export interface ScoredId {
   id: string;
   score: number;
+  /**
+   * The turn or chunk hit, when the search was asked for it (`withMessages`) and the adapter
+   * reads it in the same query; otherwise the caller loads it by id.
+   */
+  message?: StoredMessage;
 }
 
 /** A semantic link between two turns. */
@@ -112,6 +117,8 @@ export interface Neighbour {
   fromId: string;
   via: 'SYNAPSE' | 'RESPONDED_WITH' | 'REPLIES_TO';
   score: number;
+  /** The neighbouring turn, as in ScoredId. */
+  message?: StoredMessage;
 }
 
 /** A named core-memory block pinned into every request of an instance. */

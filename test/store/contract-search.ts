@@ -117,6 +117,39 @@ export function describeSearchContract(getStore: StoreGetter, factory: StoreFact
       ]);
     });
 
+    it('brings each hit asked withMessages as getMessages reads it, and never a tool call', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      const word = uniqueWord();
+      const query = randomUnitVector();
+      const [question, answer] = await append(store, scope, null, [
+        turn('user', `Where is ${word}?`),
+        turn('assistant', `It is ${word}, by the door.`),
+      ]);
+      const [chunk] = await store.setChunks(scope, answer!.id, [{ content: word, tokenCount: 1 }]);
+      const [call] = await store.addToolCalls(scope, answer!.id, [
+        { callId: 'c1', toolName: 'search', arguments: '{}', result: 'r', tokenCount: 1 },
+      ]);
+      await store.setEmbeddings(scope, [
+        { kind: 'message', id: question!.id, vector: query },
+        { kind: 'message', id: chunk!.id, vector: combine(1, query, 0.5, orthogonalUnitVector(query)) },
+        { kind: 'toolcall', id: call!.id, vector: query },
+      ]);
+      const expectBrought = async (hits: { id: string; message?: unknown }[]) => {
+        expect(hits.length).toBeGreaterThan(0);
+        const stored = new Map((await store.getMessages(scope, ids(hits))).map((m) => [m.id, m]));
+        for (const hit of hits) if (hit.message !== undefined) expect(hit.message).toEqual(stored.get(hit.id));
+      };
+
+      const vectorHits = await store.vectorSearch(scope, query, { k: 5, includeToolCalls: true, withMessages: true });
+      expect(vectorHits.find((hit) => hit.kind === 'toolcall')).toEqual({ id: call!.id, kind: 'toolcall', score: expect.closeTo(1, 3) });
+      await expectBrought(vectorHits.filter((hit) => hit.kind === 'message'));
+      await expectBrought(await store.fullTextSearch(scope, word, { k: 5, withMessages: true }));
+      await expectBrought(await store.neighbours(scope, [question!.id], { limit: 5, withMessages: true }));
+      // Without the option the hits stay ids.
+      expect((await store.vectorSearch(scope, query, { k: 5 })).every((hit) => hit.message === undefined)).toBe(true);
+    });
+
     it('lists turns, chunks and tool calls still to embed, and forgets them once embedded', async () => {
       const store = getStore();
       const scope = freshScope();

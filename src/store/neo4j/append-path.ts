@@ -36,6 +36,45 @@ WHERE m.role = $role AND m.deleted = false AND m.is_chunk = false AND NOT (m)-[:
 RETURN ${projectMessage('m')} AS message
 ORDER BY m.seq LIMIT 1`;
 
+// The usual append, as one auto-commit statement (a round trip is what a turn costs): take the
+// instance lock, find the parent, and unless the first turn is already stored under it (a retry
+// or a resent history: then nothing is written and the transaction below sorts it out), create
+// the turns, link them and advance the counter. The rows carry seq and branch_tokens relative
+// to the parent; the statement adds the counter and the parent's tokens.
+const APPEND_FRESH = `
+MERGE (i:Instance {partition: $partition, instance: $instance})
+  ON CREATE SET i.last_seq = 0
+SET i.locked_at = timestamp()
+WITH i, i.last_seq AS lastSeq
+OPTIONAL MATCH (parent:Message {id: $parentId, partition: $partition, instance: $instance})
+WHERE parent.is_chunk = false
+CALL (parent) {
+  OPTIONAL MATCH (dup:Message {partition: $partition, instance: $instance, content_hash: $firstHash})
+  WHERE dup.role = $firstRole AND dup.deleted = false AND dup.is_chunk = false
+    AND CASE WHEN $parentId IS NULL THEN NOT EXISTS { (dup)-[:REPLIES_TO]->(:Message) }
+        ELSE EXISTS { (dup)-[:REPLIES_TO]->(parent) } END
+  RETURN dup ORDER BY dup.seq LIMIT 1
+}
+WITH i, lastSeq, parent, dup, ($parentId IS NULL OR parent IS NOT NULL) AND dup IS NULL AS fresh
+CALL (lastSeq, parent, fresh) {
+  WITH lastSeq, parent WHERE fresh
+  UNWIND $rows AS row
+  CREATE (m:Message)
+  SET m = row, m.seq = m.seq + lastSeq, m.branch_tokens = m.branch_tokens + coalesce(parent.branch_tokens, 0)
+}
+CALL (fresh) {
+  WITH fresh WHERE fresh
+  UNWIND $links AS link
+  MATCH (child:Message {id: link.child, partition: $partition, instance: $instance})
+  MATCH (up:Message {id: link.parent, partition: $partition, instance: $instance})
+  CREATE (child)-[:REPLIES_TO]->(up)
+  FOREACH (_ IN CASE WHEN up.role = 'user' AND child.role = 'assistant' THEN [1] ELSE [] END |
+    CREATE (up)-[:RESPONDED_WITH]->(child))
+}
+SET i.last_seq = CASE WHEN fresh THEN lastSeq + size($rows) ELSE lastSeq END
+RETURN lastSeq, parent IS NOT NULL AS parentFound, coalesce(parent.branch_tokens, 0) AS parentTokens,
+       dup IS NOT NULL AS duplicate`;
+
 // Creating the turns, linking them and advancing the instance counter is one statement: each
 // statement of a transaction is a round trip to the server, the cost that dominates a turn.
 const CREATE_PATH = `
@@ -56,13 +95,52 @@ MATCH (i:Instance {partition: $partition, instance: $instance})
 SET i.last_seq = $lastSeq`;
 
 /**
- * Stores a path of turns in one write transaction. The instance lock comes first, so the
- * dedupe lookups and the sequence numbers see every earlier writer of the instance, in this
- * process or another; turns found already stored are returned with created=false.
+ * Stores a path of turns atomically. The instance lock comes first, so the dedupe lookups and
+ * the sequence numbers see every earlier writer of the instance, in this process or another;
+ * turns found already stored are returned with created=false.
  */
 export async function appendPath(options: AppendPathOptions): Promise<AppendedTurn[]> {
+  if (options.messages.length === 0) return [];
+  return (await appendFresh(options)) ?? appendDeduplicated(options);
+}
+
+/** The path as new turns in one statement, or null when its first turn is already stored. */
+async function appendFresh(options: AppendPathOptions): Promise<AppendedTurn[] | null> {
+  const { runner, scope, messages, parentId } = options;
+  const first = messages[0] as NewMessage;
+  const created: StoredMessage[] = [];
+  let previous: StoredMessage | null = null;
+  for (const [index, message] of messages.entries()) {
+    // Relative figures: the statement adds the instance counter and the parent's tokens.
+    const stored = newStoredMessage({ ...options, message, parent: previous, seq: index + 1 });
+    stored.parentId = previous?.id ?? parentId;
+    created.push(stored);
+    previous = stored;
+  }
+  const links = created.flatMap((message) =>
+    message.parentId === null ? [] : [{ child: message.id, parent: message.parentId }],
+  );
+  const [row] = await runner.write(APPEND_FRESH, {
+    ...scopeParams(scope),
+    parentId,
+    firstHash: first.contentHash,
+    firstRole: first.role,
+    rows: created.map(toMessageProperties),
+    links,
+  });
+  if (parentId !== null && row?.['parentFound'] !== true) throw parentNotFound(parentId);
+  if (!row || row['duplicate'] === true) return null;
+  const lastSeq = Number(row['lastSeq']);
+  const parentTokens = Number(row['parentTokens']);
+  return created.map((message) => ({
+    message: { ...message, seq: message.seq + lastSeq, branchTokens: message.branchTokens + parentTokens },
+    created: true,
+  }));
+}
+
+/** The general case in one transaction: skip the turns already stored, create the rest. */
+async function appendDeduplicated(options: AppendPathOptions): Promise<AppendedTurn[]> {
   const { runner, scope, messages } = options;
-  if (messages.length === 0) return [];
   return runner.writeTransaction(async (transaction) => {
     let lastSeq = await lockInstance(transaction, scope);
     let parent =
@@ -116,9 +194,12 @@ async function findParent(
 ): Promise<StoredMessage> {
   const rows = await transaction.run(FIND_PARENT, { ...scopeParams(scope), id });
   const row = rows[0];
-  if (!row)
-    throw new NotFoundError(`parent message ${id} is not a turn of this instance`, 'parentId');
+  if (!row) throw parentNotFound(id);
   return toStoredMessage(row['message']);
+}
+
+function parentNotFound(id: string): NotFoundError {
+  return new NotFoundError(`parent message ${id} is not a turn of this instance`, 'parentId');
 }
 
 async function findExisting(

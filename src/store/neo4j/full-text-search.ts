@@ -1,5 +1,5 @@
 import type { ScoredId } from '../types';
-import { toNumber } from './map-record';
+import { optionalMessage, projectMessageIfWanted, toNumber } from './map-record';
 import { INDEX_NAMES } from './schema';
 import { integerParam, scopeParams, type ScopedRunner } from './scope-params';
 
@@ -53,7 +53,7 @@ export function toScopedLuceneQuery(scope: { partition: string; instance: string
  */
 export async function fullTextSearch(
   scoped: ScopedRunner,
-  options: { text: string; k: number },
+  options: { text: string; k: number; withMessages: boolean },
 ): Promise<ScoredId[]> {
   const { runner, scope } = scoped;
   const query = toScopedLuceneQuery(scope, options.text);
@@ -61,11 +61,15 @@ export async function fullTextSearch(
   const rows = await runner.read(
     `CALL db.index.fulltext.queryNodes('${INDEX_NAMES.messageText}', $query) YIELD node, score
      WHERE node.partition = $partition AND node.instance = $instance AND node.deleted = false
-     RETURN node.id AS id, score
+     RETURN node.id AS id, score, ${projectMessageIfWanted('node')} AS message
      LIMIT $k`,
-    { ...scopeParams(scope), query, k: integerParam(options.k) },
+    { ...scopeParams(scope), query, k: integerParam(options.k), withMessages: options.withMessages },
   );
   return rows
-    .map((row) => ({ id: String(row['id']), score: toNumber(row['score']) ?? 0 }))
+    .map((row) => ({
+      id: String(row['id']),
+      score: toNumber(row['score']) ?? 0,
+      ...optionalMessage(row['message']),
+    }))
     .sort((a, b) => b.score - a.score);
 }

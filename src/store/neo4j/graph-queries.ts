@@ -1,6 +1,6 @@
 import { NEIGHBOUR_SCORES } from '../memory-store';
 import type { Neighbour, Synapse } from '../types';
-import { toNumber } from './map-record';
+import { optionalMessage, projectMessageIfWanted, toNumber } from './map-record';
 import { scopeParams, type ScopedRunner } from './scope-params';
 
 /** Adds or updates SYNAPSE links; both ends must be messages of the scope, self-links are skipped. */
@@ -44,7 +44,7 @@ export async function getSynapses(scoped: ScopedRunner, id: string): Promise<Syn
  */
 export async function neighbours(
   scoped: ScopedRunner,
-  options: { ids: string[]; limit: number },
+  options: { ids: string[]; limit: number; withMessages: boolean },
 ): Promise<Neighbour[]> {
   const { runner, scope } = scoped;
   if (options.ids.length === 0 || options.limit <= 0) return [];
@@ -60,10 +60,12 @@ export async function neighbours(
               WHEN 'SYNAPSE' THEN link.score
               WHEN 'RESPONDED_WITH' THEN $respondedWithScore
               ELSE $repliesToScore
-            END AS score`,
+            END AS score,
+            ${projectMessageIfWanted('other')} AS message`,
     {
       ...scopeParams(scope),
       ids,
+      withMessages: options.withMessages,
       respondedWithScore: NEIGHBOUR_SCORES.RESPONDED_WITH,
       repliesToScore: NEIGHBOUR_SCORES.REPLIES_TO,
     },
@@ -75,6 +77,7 @@ export async function neighbours(
       fromId: String(row['fromId']),
       via: row['via'] as Neighbour['via'],
       score: toNumber(row['score']) ?? 0,
+      ...optionalMessage(row['message']),
     };
     const known = best.get(neighbour.id);
     if (!known || neighbour.score > known.score) best.set(neighbour.id, neighbour);

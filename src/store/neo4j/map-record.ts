@@ -13,6 +13,16 @@ export function projectMessage(variable: string): string {
   return `${variable} {.*, embedding: null, parent_id: [(${variable})-[:REPLIES_TO]->(parent:Message) | parent.id][0]}`;
 }
 
+/** The message projection when `$withMessages` is true, else null (searches that load hits). */
+export function projectMessageIfWanted(variable: string): string {
+  return `CASE WHEN $withMessages THEN ${projectMessage(variable)} END`;
+}
+
+/** The stored message of a row's optional projection. */
+export function optionalMessage(value: unknown): { message?: StoredMessage } {
+  return value === null || value === undefined ? {} : { message: toStoredMessage(value) };
+}
+
 /** The Cypher map projection of a ToolCall bound to `variable`, without its embedding. */
 export function projectToolCall(variable: string): string {
   return `${variable} {.*, embedding: null}`;

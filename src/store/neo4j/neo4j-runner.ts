@@ -1,5 +1,5 @@
 import neo4j from 'neo4j-driver';
-import type { Driver, ManagedTransaction } from 'neo4j-driver';
+import type { Driver, ManagedTransaction, SessionMode } from 'neo4j-driver';
 import type { Neo4jConfig } from '../../config/load-config';
 import { translateError } from './translate-error';
 
@@ -15,6 +15,8 @@ export interface TransactionRunner {
 const CONNECTION_TIMEOUT_MS = 3_000;
 const ACQUISITION_TIMEOUT_MS = 5_000;
 const MAX_RETRY_TIME_MS = 5_000;
+/** First wait before a single statement is tried again; doubled per attempt. */
+const FIRST_RETRY_DELAY_MS = 50;
 
 /**
  * The only place that talks to the driver: every call runs against the configured database and
@@ -36,22 +38,19 @@ export class Neo4jRunner {
     });
   }
 
-  /** Runs one read query (retried by the driver on transient errors). */
+  /** Runs one read query (tried again on transient errors). */
   async read(cypher: string, parameters: Row = {}): Promise<Row[]> {
-    return this.execute(cypher, parameters, neo4j.routing.READ);
+    return this.autoCommit(cypher, parameters, neo4j.session.READ);
   }
 
-  /** Runs one write query in its own transaction. */
+  /** Runs one write query in its own transaction (tried again on transient errors). */
   async write(cypher: string, parameters: Row = {}): Promise<Row[]> {
-    return this.execute(cypher, parameters, neo4j.routing.WRITE);
+    return this.autoCommit(cypher, parameters, neo4j.session.WRITE);
   }
 
   /** Runs several statements in one write transaction; `work` may run again on a transient error. */
   async writeTransaction<T>(work: (transaction: TransactionRunner) => Promise<T>): Promise<T> {
-    const session = this.driver.session({
-      database: this.database,
-      defaultAccessMode: neo4j.session.WRITE,
-    });
+    const session = this.session(neo4j.session.WRITE);
     try {
       return await session.executeWrite((transaction) => work(wrapTransaction(transaction)));
     } catch (error) {
@@ -76,20 +75,39 @@ export class Neo4jRunner {
     await this.driver.close();
   }
 
-  private async execute(
-    cypher: string,
-    parameters: Row,
-    routing: 'READ' | 'WRITE',
-  ): Promise<Row[]> {
-    try {
-      const result = await this.driver.executeQuery(cypher, parameters, {
-        database: this.database,
-        routing,
-      });
-      return result.records.map((record) => record.toObject() as Row);
-    } catch (error) {
-      throw translateError(error);
+  /**
+   * A single statement as an auto-commit query: one round trip, where a managed transaction
+   * takes two (BEGIN/RUN/PULL, then COMMIT). It is tried again like the driver's managed
+   * transactions would, so a leader switch or a deadlock is not a failed request; a statement
+   * may therefore run twice, which every single-statement write here tolerates (MERGE or SET).
+   */
+  private async autoCommit(cypher: string, parameters: Row, mode: SessionMode): Promise<Row[]> {
+    const deadline = Date.now() + MAX_RETRY_TIME_MS;
+    for (let delay = FIRST_RETRY_DELAY_MS; ; delay *= 2) {
+      const session = this.session(mode);
+      try {
+        const result = await session.run(cypher, parameters);
+        return result.records.map((record) => record.toObject() as Row);
+      } catch (error) {
+        if (!neo4j.isRetryableError(error) || Date.now() + delay > deadline)
+          throw translateError(error);
+      } finally {
+        await session.close().catch(() => undefined);
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay * (0.8 + Math.random() * 0.4)));
     }
+  }
+
+  /**
+   * Every session shares the driver's bookmark manager, so a read sees the writes this process
+   * committed before it even when a cluster routes it to another member.
+   */
+  private session(mode: SessionMode) {
+    return this.driver.session({
+      database: this.database,
+      defaultAccessMode: mode,
+      bookmarkManager: this.driver.executeQueryBookmarkManager,
+    });
   }
 }
 

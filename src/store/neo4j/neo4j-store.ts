@@ -275,6 +275,7 @@ export class Neo4jStore implements MemoryStore {
       vector,
       k: options.k,
       includeToolCalls: options.includeToolCalls === true,
+      withMessages: options.withMessages === true,
       strategy: this.strategy,
       dimensions: this.dimensions,
       exactScanLimit: this.exactScanLimit,
@@ -293,8 +294,16 @@ export class Neo4jStore implements MemoryStore {
     }
   }
 
-  async fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]> {
-    return fullTextSearch(this.at(scope), { text, k: options.k });
+  async fullTextSearch(
+    scope: Scope,
+    text: string,
+    options: { k: number; withMessages?: boolean },
+  ): Promise<ScoredId[]> {
+    return fullTextSearch(this.at(scope), {
+      text,
+      k: options.k,
+      withMessages: options.withMessages === true,
+    });
   }
 
   async addSynapses(scope: Scope, synapses: Synapse[]): Promise<void> {
@@ -305,8 +314,16 @@ export class Neo4jStore implements MemoryStore {
     return getSynapses(this.at(scope), id);
   }
 
-  async neighbours(scope: Scope, ids: string[], options: { limit: number }): Promise<Neighbour[]> {
-    return neighbours(this.at(scope), { ids, limit: options.limit });
+  async neighbours(
+    scope: Scope,
+    ids: string[],
+    options: { limit: number; withMessages?: boolean },
+  ): Promise<Neighbour[]> {
+    return neighbours(this.at(scope), {
+      ids,
+      limit: options.limit,
+      withMessages: options.withMessages === true,
+    });
   }
 
   async getCoreMemory(scope: Scope): Promise<CoreMemoryBlock[]> {

@@ -1,6 +1,6 @@
 import type { VectorHit } from '../memory-store';
 import type { Scope } from '../types';
-import { toNumber } from './map-record';
+import { optionalMessage, projectMessageIfWanted, toNumber } from './map-record';
 import type { Neo4jRunner, Row } from './neo4j-runner';
 import { INDEX_NAMES, type VectorStrategy } from './schema';
 import { integerParam, scopeParams } from './scope-params';
@@ -12,6 +12,8 @@ export interface VectorSearchInput {
   vector: number[];
   k: number;
   includeToolCalls: boolean;
+  /** Message hits come with their message (tool calls never do). */
+  withMessages: boolean;
   strategy: VectorStrategy;
   dimensions: number;
   /** Scoped strategy: scopes with at most this many embedded nodes are scanned exactly. */
@@ -33,6 +35,8 @@ type Target = {
   inScope: string;
   inIndexFilter: string;
   live: string;
+  /** The hit as returned with `withMessages`. */
+  load: string;
 };
 
 // Index scores come from quantized vectors (int8 on 5.26, binary with rescoring on 2026.x) and
@@ -47,6 +51,7 @@ const TARGETS: Record<VectorHit['kind'], Target> = {
     inScope: 'n.partition = $partition AND n.instance = $instance AND n.seq >= 0',
     inIndexFilter: 'n.partition = $partition AND n.instance = $instance AND n.deleted = false',
     live: 'n.deleted = false',
+    load: projectMessageIfWanted('n'),
   },
   toolcall: {
     label: 'ToolCall',
@@ -54,6 +59,7 @@ const TARGETS: Record<VectorHit['kind'], Target> = {
     inScope: 'n.partition = $partition AND n.instance = $instance AND n.message_id IS NOT NULL',
     inIndexFilter: 'n.partition = $partition AND n.instance = $instance',
     live: 'NOT EXISTS { (n)-[:CALLED_BY]->(:Message {deleted: true}) }',
+    load: 'null',
   },
 };
 
@@ -73,7 +79,12 @@ export async function vectorSearch(input: VectorSearchInput): Promise<VectorHit[
         ? await filteredSearch(input, target)
         : await scopedSearch(input, target);
     for (const row of rows) {
-      hits.push({ id: String(row['id']), kind, score: 2 * (toNumber(row['score']) ?? 0) - 1 });
+      hits.push({
+        id: String(row['id']),
+        kind,
+        score: 2 * (toNumber(row['score']) ?? 0) - 1,
+        ...optionalMessage(row['message']),
+      });
     }
   }
   return hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, input.k);
@@ -93,8 +104,13 @@ async function filteredSearch(input: VectorSearchInput, target: Target): Promise
            WHERE ${target.inIndexFilter}
            LIMIT $limit
          )
-       RETURN n.id AS id, ${EXACT_SCORE}, ${target.live} AS live`,
-      { ...scopeParams(input.scope), vector: input.vector, limit: integerParam(limit) },
+       RETURN n.id AS id, ${EXACT_SCORE}, ${target.live} AS live, ${target.load} AS message`,
+      {
+        ...scopeParams(input.scope),
+        vector: input.vector,
+        limit: integerParam(limit),
+        withMessages: input.withMessages,
+      },
     );
     const live = rows.filter((row) => row['live'] === true);
     if (live.length >= input.k || rows.length < limit || limit >= MAX_OVERFETCH) return live;
@@ -111,6 +127,7 @@ async function scopedSearch(input: VectorSearchInput, target: Target): Promise<R
     ...scopeParams(input.scope),
     vector: input.vector,
     dimensions: integerParam(input.dimensions),
+    withMessages: input.withMessages,
   };
   const counted = await input.runner.read(
     `MATCH (n:${target.label})
@@ -126,8 +143,9 @@ async function scopedSearch(input: VectorSearchInput, target: Target): Promise<R
     const rows = await input.runner.read(
       `CALL db.index.vector.queryNodes('${target.index}', $fetch, $vector) YIELD node AS n
        WHERE n.partition = $partition AND n.instance = $instance AND ${target.live}
-       RETURN n.id AS id, ${EXACT_SCORE}
-       ORDER BY score DESC LIMIT $k`,
+       WITH n, ${EXACT_SCORE}
+       ORDER BY score DESC LIMIT $k
+       RETURN n.id AS id, score, ${target.load} AS message`,
       { ...params, fetch: integerParam(fetch), k: integerParam(input.k) },
     );
     if (rows.length >= input.k) return rows;
@@ -140,15 +158,16 @@ async function exactScan(input: VectorSearchInput, target: Target): Promise<Row[
   return input.runner.read(
     `MATCH (n:${target.label})
      WHERE ${target.inScope} AND n.embedding IS NOT NULL AND size(n.embedding) = $dimensions AND ${target.live}
-     WITH n.id AS id, ${EXACT_SCORE}
+     WITH n, ${EXACT_SCORE}
      WHERE score IS NOT NULL
-     RETURN id, score
-     ORDER BY score DESC LIMIT $k`,
+     ORDER BY score DESC LIMIT $k
+     RETURN n.id AS id, score, ${target.load} AS message`,
     {
       ...scopeParams(input.scope),
       vector: input.vector,
       dimensions: integerParam(input.dimensions),
       k: integerParam(input.k),
+      withMessages: input.withMessages,
     },
   );
 }
