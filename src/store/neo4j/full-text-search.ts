@@ -59,11 +59,19 @@ export async function fullTextSearch(
   const query = toScopedLuceneQuery(scope, options.text);
   if (query === null || options.k <= 0) return [];
   const rows = await runner.read(
-    `CALL db.index.fulltext.queryNodes('${INDEX_NAMES.messageText}', $query) YIELD node, score
+    // The index ranks only the top `limit` (room for soft-deleted turns dropped below) instead
+    // of sorting every match of the scope.
+    `CALL db.index.fulltext.queryNodes('${INDEX_NAMES.messageText}', $query, {limit: $limit}) YIELD node, score
      WHERE node.partition = $partition AND node.instance = $instance AND node.deleted = false
      RETURN node.id AS id, score, ${projectMessageIfWanted('node')} AS message
      LIMIT $k`,
-    { ...scopeParams(scope), query, k: integerParam(options.k), withMessages: options.withMessages },
+    {
+      ...scopeParams(scope),
+      query,
+      k: integerParam(options.k),
+      limit: integerParam(2 * options.k + 16),
+      withMessages: options.withMessages,
+    },
   );
   return rows
     .map((row) => ({
