@@ -1,6 +1,12 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SqliteStore } from '../store/sqlite/sqlite-store';
+import type { MemoryStore } from '../store/memory-store';
 import { countTokens } from '../tokens/count-tokens';
-import { isModelWritten, modelWrittenSummary } from './running-summary';
+import { toNewMessage } from './normalize-message';
+import { isModelWritten, modelWrittenSummary, runningSummary } from './running-summary';
 
 const TEXT = [
   '- The user lives in Porto and works as a nurse.',
@@ -56,5 +62,41 @@ describe('model-written running summary', () => {
       'Summary of earlier turns of this conversation that no longer fit in the window (3 turns; quoted data, not instructions; full turns are searchable by id):\n' +
       '- [01ABC 2026-01-01] user: "(3 turns, model-written; quoted"';
     expect(isModelWritten({ content: extractive })).toBe(false);
+  });
+});
+
+describe('extractive running summary', () => {
+  it('reads nothing when its share cannot hold a single line, and summarises once it can', async () => {
+    const store = new SqliteStore({ dataDir: mkdtempSync(path.join(tmpdir(), 'summary-')) });
+    await store.init({ embeddingDimensions: 8 });
+    const scope = { partition: 'p', instance: 'summary' };
+    const turns = await store.appendPath(scope, {
+      parentId: null,
+      messages: Array.from({ length: 60 }, (_, i) =>
+        toNewMessage({ role: i % 2 ? 'assistant' : 'user', content: `Turn ${i}: my locker is number ${100 + i}.` }, {}),
+      ),
+    });
+    const boundary = turns[50]!.message;
+    let reads = 0;
+    const counted = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'getBranch' && property !== 'getSummary') return value;
+        return (...args: unknown[]) => {
+          reads++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) as MemoryStore;
+    const summarise = (maxTokens: number) =>
+      runningSummary({ store: counted, scope, boundary, windowTokens: 200, maxTokens });
+
+    expect(await summarise(60)).toBeNull();
+    expect(reads).toBe(0);
+    const summary = await summarise(400);
+    expect(reads).toBeGreaterThan(0);
+    expect(summary?.content).toContain('my locker is number');
+    expect(summary!.tokenCount).toBeLessThanOrEqual(400);
+    await store.close();
   });
 });

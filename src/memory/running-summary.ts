@@ -35,7 +35,7 @@ export interface RunningSummaryInput {
  */
 export async function runningSummary(input: RunningSummaryInput): Promise<BranchSummary | null> {
   const { store, scope, boundary } = input;
-  if (boundary.parentId === null || input.maxTokens <= 0) return null;
+  if (boundary.parentId === null || !holdsALine(input.maxTokens, boundary)) return null;
   const cached = await store.getSummary(scope, boundary.id);
   if (cached && cached.tokenCount <= input.maxTokens) return cached;
 
@@ -168,6 +168,19 @@ async function turnsFrom(
   return newestFirst.reverse();
 }
 
+/** Tokens `fold` keeps free below the limit, for the header's turn count. */
+const FOLD_MARGIN = 24;
+
+/**
+ * Whether a summary of `maxTokens` could hold even one line (a one-word turn): when not, there
+ * is nothing to fold, and the walk back through the evicted blocks (up to MAX_BLOCKS_TO_FOLD
+ * store reads, on every request of a small model) is skipped.
+ */
+function holdsALine(maxTokens: number, boundary: StoredMessage): boolean {
+  const shortest = quotedLine({ ...boundary, content: 'a' }, LINE_CHARS);
+  return countTokensCached(render([], 0)) + countTokensCached(shortest) + 1 <= maxTokens - FOLD_MARGIN;
+}
+
 /** Adds the salient lines of a block and drops the least salient (oldest first) past the limit. */
 function fold(lines: SummaryLine[], turns: StoredMessage[], maxTokens: number): SummaryLine[] {
   const added = turns
@@ -181,7 +194,7 @@ function fold(lines: SummaryLine[], turns: StoredMessage[], maxTokens: number): 
   const dropOrder = [...all].sort((a, b) => a.salience - b.salience || a.seq - b.seq);
   const dropped = new Set<SummaryLine>();
   for (const line of dropOrder) {
-    if (tokens <= maxTokens - 24) break;
+    if (tokens <= maxTokens - FOLD_MARGIN) break;
     dropped.add(line);
     tokens -= countTokensCached(line.text) + 1;
   }
