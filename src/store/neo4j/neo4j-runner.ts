@@ -79,7 +79,8 @@ export class Neo4jRunner {
    * A single statement as an auto-commit query: one round trip, where a managed transaction
    * takes two (BEGIN/RUN/PULL, then COMMIT). It is tried again like the driver's managed
    * transactions would, so a leader switch or a deadlock is not a failed request; a statement
-   * may therefore run twice, which every single-statement write here tolerates (MERGE or SET).
+   * may therefore run twice, which every single-statement write here tolerates (MERGE, SET,
+   * DELETE, or an append that then finds its first turn stored and keeps it).
    */
   private async autoCommit(cypher: string, parameters: Row, mode: SessionMode): Promise<Row[]> {
     const deadline = Date.now() + MAX_RETRY_TIME_MS;
