@@ -1,6 +1,7 @@
 import neo4j from 'neo4j-driver';
 import type { Driver, ManagedTransaction, SessionMode } from 'neo4j-driver';
 import type { Neo4jConfig } from '../../config/load-config';
+import { ConnectionGate } from './connection-gate';
 import { translateError } from './translate-error';
 
 /** One result row as a plain object keyed by the RETURN names. */
@@ -15,6 +16,8 @@ export interface TransactionRunner {
 const CONNECTION_TIMEOUT_MS = 3_000;
 const ACQUISITION_TIMEOUT_MS = 5_000;
 const MAX_RETRY_TIME_MS = 5_000;
+/** Connections per process (the driver's default): more only queue on the server's cores. */
+const MAX_CONNECTIONS = 100;
 /** First wait before a single statement is tried again; doubled per attempt. */
 const FIRST_RETRY_DELAY_MS = 50;
 
@@ -25,6 +28,7 @@ const FIRST_RETRY_DELAY_MS = 50;
 export class Neo4jRunner {
   private readonly driver: Driver;
   private readonly database: string;
+  private readonly gate = new ConnectionGate(MAX_CONNECTIONS);
 
   constructor(config: Neo4jConfig) {
     this.database = config.database;
@@ -33,6 +37,7 @@ export class Neo4jRunner {
       disableLosslessIntegers: true,
       connectionTimeout: CONNECTION_TIMEOUT_MS,
       connectionAcquisitionTimeout: ACQUISITION_TIMEOUT_MS,
+      maxConnectionPoolSize: MAX_CONNECTIONS,
       maxTransactionRetryTime: MAX_RETRY_TIME_MS,
       userAgent: 'memory-proxy',
     });
@@ -50,14 +55,16 @@ export class Neo4jRunner {
 
   /** Runs several statements in one write transaction; `work` may run again on a transient error. */
   async writeTransaction<T>(work: (transaction: TransactionRunner) => Promise<T>): Promise<T> {
-    const session = this.session(neo4j.session.WRITE);
-    try {
-      return await session.executeWrite((transaction) => work(wrapTransaction(transaction)));
-    } catch (error) {
-      throw translateError(error);
-    } finally {
-      await session.close().catch(() => undefined);
-    }
+    return this.gate.run(async () => {
+      const session = this.session(neo4j.session.WRITE);
+      try {
+        return await session.executeWrite((transaction) => work(wrapTransaction(transaction)));
+      } catch (error) {
+        throw translateError(error);
+      } finally {
+        await session.close().catch(() => undefined);
+      }
+    });
   }
 
   /** The server's agent string, e.g. "Neo4j/2026.08.1" (used for feature detection). */
@@ -85,17 +92,23 @@ export class Neo4jRunner {
   private async autoCommit(cypher: string, parameters: Row, mode: SessionMode): Promise<Row[]> {
     const deadline = Date.now() + MAX_RETRY_TIME_MS;
     for (let delay = FIRST_RETRY_DELAY_MS; ; delay *= 2) {
-      const session = this.session(mode);
       try {
-        const result = await session.run(cypher, parameters);
-        return result.records.map((record) => record.toObject() as Row);
+        return await this.gate.run(() => this.runOnce(cypher, parameters, mode));
       } catch (error) {
         if (!neo4j.isRetryableError(error) || Date.now() + delay > deadline)
           throw translateError(error);
-      } finally {
-        await session.close().catch(() => undefined);
       }
       await new Promise((resolve) => setTimeout(resolve, delay * (0.8 + Math.random() * 0.4)));
+    }
+  }
+
+  private async runOnce(cypher: string, parameters: Row, mode: SessionMode): Promise<Row[]> {
+    const session = this.session(mode);
+    try {
+      const result = await session.run(cypher, parameters);
+      return result.records.map((record) => record.toObject() as Row);
+    } finally {
+      await session.close().catch(() => undefined);
     }
   }
 
