@@ -44,7 +44,9 @@ export async function openBenchStore(name: StoreName): Promise<BenchStore> {
     return {
       name,
       store,
-      env: { DATA_DIR: dataDir },
+      // An empty NEO4J_URI: a shell that exported one for the Neo4j runs must not turn the
+      // embedded store's proxy into a Neo4j one.
+      env: { DATA_DIR: dataDir, NEO4J_URI: '' },
       description: `sqlite (${store.file})`,
       async dispose() {
         await store.close();
