@@ -6,9 +6,10 @@ import type {
   TopicRecord,
 } from '../graph-record';
 import type { CursorJob } from '../topic-types';
+import { fromPeriodSummaryRecord, fromTopicRecord } from '../job-records';
+import { toPeriodRow, toTopicRow } from './maintenance-records';
 import { maintenanceStatements } from './maintenance-statements';
 import { scopeParams, type ScopeParams } from './scope-sql';
-import { encodeVector } from './vector-codec';
 
 /** A record of the background jobs, as an import stores it. */
 export type JobRecord = TopicRecord | PeriodSummaryRecord | TopicLinkRecord;
@@ -27,14 +28,14 @@ function prepare(db: Database.Database) {
     insertTopic: db.prepare(
       `INSERT INTO topics (id, partition, instance, label, summary, summary_kind, highlight_ids, size,
          period_start, period_end, updated_at, centroid)
-       VALUES (@id, @partition, @instance, @label, @summary, @summaryKind, @highlightIds, @size,
-         @periodStart, @periodEnd, @updatedAt, @centroid)`,
+       VALUES (@id, @partition, @instance, @label, @summary, @summary_kind, @highlight_ids, @size,
+         @period_start, @period_end, @updated_at, @centroid)`,
     ),
     insertPeriod: db.prepare(
       `INSERT INTO period_summaries (partition, instance, granularity, period, start_time, end_time,
          messages, tokens, user_messages, topics, summary, highlight_ids, updated_at)
-       VALUES (@partition, @instance, @granularity, @period, @start, @end, @messages, @tokens,
-         @userMessages, @topics, @summary, @highlightIds, @updatedAt)
+       VALUES (@partition, @instance, @granularity, @period, @start_time, @end_time, @messages,
+         @tokens, @user_messages, @topics, @summary, @highlight_ids, @updated_at)
        ON CONFLICT (partition, instance, granularity, period) DO NOTHING`,
     ),
     turnOwner: db.prepare<[string], ScopeParams & { isChunk: number }>(
@@ -106,19 +107,7 @@ export class JobRecordImporter {
         `topic centroid has ${record.centroid.length} dimensions; the store uses ${options.dimensions}`,
       );
     }
-    statements.insertTopic.run({
-      ...scopeParams(record),
-      id: record.id,
-      label: record.label,
-      summary: record.summary,
-      summaryKind: record.summary_kind,
-      highlightIds: JSON.stringify(record.highlight_ids),
-      size: record.size,
-      periodStart: record.period_start,
-      periodEnd: record.period_end,
-      updatedAt: record.updated_at,
-      centroid: encodeVector(record.centroid),
-    });
+    statements.insertTopic.run({ ...scopeParams(record), ...toTopicRow(fromTopicRecord(record)) });
     return true;
   }
 
@@ -126,17 +115,7 @@ export class JobRecordImporter {
     return (
       this.statements.insertPeriod.run({
         ...scopeParams(record),
-        granularity: record.granularity,
-        period: record.period,
-        start: record.start,
-        end: record.end,
-        messages: record.messages,
-        tokens: record.tokens,
-        userMessages: record.user_messages,
-        topics: JSON.stringify(record.topics),
-        summary: record.summary,
-        highlightIds: JSON.stringify(record.highlight_ids),
-        updatedAt: record.updated_at,
+        ...toPeriodRow(fromPeriodSummaryRecord(record)),
       }).changes > 0
     );
   }

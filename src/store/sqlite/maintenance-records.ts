@@ -10,12 +10,14 @@ import type {
   SummaryKind,
   TopicBatch,
   TopicSummaryUpdate,
+  TopicWrite,
 } from '../topic-types';
 import type { Scope, StoredMessage } from '../types';
 import {
   maintenanceStatements,
   type FilterParams,
   type PeriodRow,
+  type TopicColumns,
   type TopicRow,
 } from './maintenance-statements';
 import { toStoredMessage } from './message-row';
@@ -45,19 +47,7 @@ export class SqliteMaintenance {
         const current = statements.cursor.get({ ...params, job: 'topics' }) ?? 0;
         if (current !== batch.after) return false;
         for (const topic of batch.topics) {
-          statements.upsertTopic.run({
-            ...params,
-            id: topic.id,
-            label: topic.label,
-            summary: topic.summary,
-            summary_kind: topic.summaryKind,
-            highlight_ids: JSON.stringify(topic.highlightIds),
-            size: topic.size,
-            period_start: topic.periodStart,
-            period_end: topic.periodEnd,
-            updated_at: topic.updatedAt,
-            centroid: encodeVector(topic.centroid),
-          });
+          statements.upsertTopic.run({ ...params, ...toTopicRow(topic) });
         }
         for (const link of batch.links) statements.linkTopic.run({ ...params, ...link });
         statements.putCursor.run({ ...params, job: 'topics', cursor: batch.cursor });
@@ -203,7 +193,24 @@ function toTopic(row: TopicRow): StoredTopic {
   };
 }
 
-function toPeriodRow(summary: PeriodSummary): PeriodRow {
+/** The columns of a topic as the topic job or an import writes it. */
+export function toTopicRow(topic: TopicWrite): TopicColumns {
+  return {
+    id: topic.id,
+    label: topic.label,
+    summary: topic.summary,
+    summary_kind: topic.summaryKind,
+    highlight_ids: JSON.stringify(topic.highlightIds),
+    size: topic.size,
+    period_start: topic.periodStart,
+    period_end: topic.periodEnd,
+    updated_at: topic.updatedAt,
+    centroid: encodeVector(topic.centroid),
+  };
+}
+
+/** The columns of a period summary as the period job or an import writes it. */
+export function toPeriodRow(summary: PeriodSummary): PeriodRow {
   return {
     granularity: summary.granularity,
     period: summary.period,

@@ -106,7 +106,9 @@ export interface FilterParams {
 const IN_FILTER =
   '(@partition IS NULL OR partition = @partition) AND (@instance IS NULL OR instance = @instance)';
 
-type TopicParams = ScopeParams & Omit<TopicRow, 'live' | 'partition' | 'instance'>;
+/** The columns of `topics` a write sets besides the scope. */
+export type TopicColumns = Omit<TopicRow, 'live' | 'partition' | 'instance'>;
+type TopicParams = ScopeParams & TopicColumns;
 type PeriodParams = ScopeParams & PeriodRow;
 
 /** Statements of the background jobs, prepared once per connection. */
