@@ -1,8 +1,9 @@
 import type { PeriodSummaryRecord, TopicLinkRecord, TopicRecord } from '../graph-record';
+import { fromPeriodSummaryRecord, fromTopicRecord } from '../job-records';
 import { count, fail, type ImportState, type Indexed } from './import-state';
 import { toNumber } from './map-record';
 import type { Row } from './neo4j-runner';
-import { integerParam } from './scope-params';
+import { periodProperties, topicProperties } from './topic-queries';
 
 /**
  * Creates the topics of an import that are not stored yet, with the properties the topic job
@@ -38,18 +39,9 @@ export async function importTopics(
     if (seen.has(record.id)) continue;
     seen.add(record.id);
     fresh.push({
-      id: record.id,
       partition: record.partition,
       instance: record.instance,
-      label: record.label,
-      summary: record.summary,
-      summary_kind: record.summary_kind,
-      highlight_ids: record.highlight_ids,
-      size: integerParam(record.size),
-      period_start: record.period_start,
-      period_end: record.period_end,
-      updated_at: record.updated_at,
-      centroid: record.centroid,
+      ...topicProperties(fromTopicRecord(record)),
     });
   }
   if (fresh.length > 0)
@@ -72,17 +64,7 @@ export async function importPeriodSummaries(
       granularity: record.granularity,
       period: record.period,
     },
-    properties: {
-      start: record.start,
-      end: record.end,
-      messages: integerParam(record.messages),
-      tokens: integerParam(record.tokens),
-      user_messages: integerParam(record.user_messages),
-      topics: JSON.stringify(record.topics),
-      summary: record.summary,
-      highlight_ids: record.highlight_ids,
-      updated_at: record.updated_at,
-    },
+    properties: periodProperties(fromPeriodSummaryRecord(record)),
   }));
   const found = await state.transaction.run(
     `UNWIND $rows AS row

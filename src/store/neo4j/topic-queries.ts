@@ -6,6 +6,7 @@ import type {
   SummaryKind,
   TopicBatch,
   TopicSummaryUpdate,
+  TopicWrite,
 } from '../topic-types';
 import type { StoredMessage } from '../types';
 import { projectMessage, toNumber } from './map-record';
@@ -68,18 +69,7 @@ export async function saveTopicBatch(scoped: ScopedRunner, batch: TopicBatch): P
     if (batch.topics.length > 0) {
       await transaction.run(UPSERT_TOPICS, {
         ...params,
-        topics: batch.topics.map((topic) => ({
-          id: topic.id,
-          label: topic.label,
-          summary: topic.summary,
-          summary_kind: topic.summaryKind,
-          highlight_ids: topic.highlightIds,
-          size: integerParam(topic.size),
-          period_start: topic.periodStart,
-          period_end: topic.periodEnd,
-          updated_at: topic.updatedAt,
-          centroid: topic.centroid,
-        })),
+        topics: batch.topics.map(topicProperties),
       });
     }
     if (batch.links.length > 0)
@@ -171,19 +161,7 @@ export async function savePeriodSummaries(
          SET s += row`,
         {
           ...params,
-          rows: input.summaries.map((summary) => ({
-            granularity: summary.granularity,
-            period: summary.period,
-            start: summary.start,
-            end: summary.end,
-            messages: integerParam(summary.messages),
-            tokens: integerParam(summary.tokens),
-            user_messages: integerParam(summary.userMessages),
-            topics: JSON.stringify(summary.topics),
-            summary: summary.summary,
-            highlight_ids: summary.highlightIds,
-            updated_at: summary.updatedAt,
-          })),
+          rows: input.summaries.map(periodProperties),
         },
       );
     }
@@ -256,5 +234,38 @@ function toPeriodSummary(node: Row): PeriodSummary {
     summary: String(node['summary'] ?? ''),
     highlightIds: (node['highlight_ids'] as string[] | null) ?? [],
     updatedAt: toNumber(node['updated_at']) ?? 0,
+  };
+}
+
+/** The properties of a Topic node besides its scope, as the topic job or an import writes them. */
+export function topicProperties(topic: TopicWrite): Record<string, unknown> {
+  return {
+    id: topic.id,
+    label: topic.label,
+    summary: topic.summary,
+    summary_kind: topic.summaryKind,
+    highlight_ids: topic.highlightIds,
+    size: integerParam(topic.size),
+    period_start: topic.periodStart,
+    period_end: topic.periodEnd,
+    updated_at: topic.updatedAt,
+    centroid: topic.centroid,
+  };
+}
+
+/** The properties of a PeriodSummary node besides its scope, as the period job or an import writes them. */
+export function periodProperties(summary: PeriodSummary): Record<string, unknown> {
+  return {
+    granularity: summary.granularity,
+    period: summary.period,
+    start: summary.start,
+    end: summary.end,
+    messages: integerParam(summary.messages),
+    tokens: integerParam(summary.tokens),
+    user_messages: integerParam(summary.userMessages),
+    topics: JSON.stringify(summary.topics),
+    summary: summary.summary,
+    highlight_ids: summary.highlightIds,
+    updated_at: summary.updatedAt,
   };
 }
