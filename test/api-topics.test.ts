@@ -7,7 +7,7 @@ import { Neo4jRunner } from '../src/store/neo4j/neo4j-runner';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store';
 import type { Scope } from '../src/store/types';
 import { apiClient, instancePath } from './support/api-client';
-import { startFakeUpstream, textReply, type FakeUpstream } from './support/fake-upstream';
+import { errorReply, startFakeUpstream, textReply, type FakeUpstream } from './support/fake-upstream';
 import { expectOpenAiError } from './support/http-checks';
 import { startProxy, type RunningProxy } from './support/proxy-harness';
 import { orphanCounts } from './support/graph-checks';
@@ -519,18 +519,7 @@ for (const factory of storeFactories()) {
       expect(JSON.stringify(asked.map((request) => request.body))).toContain('sourdough');
 
       // The upstream fails: the next summaries quote the turns instead.
-      upstream.onChat(() => ({
-        kind: 'json',
-        status: 400,
-        body: {
-          error: {
-            message: 'no such model',
-            type: 'invalid_request_error',
-            param: null,
-            code: null,
-          },
-        },
-      }));
+      upstream.onChat(() => errorReply(400, 'no such model'));
       await api.post(`${instancePath(scope)}/messages`, {
         messages: [
           { role: 'user', content: 'Bake the sourdough bread with steam for a darker crust?' },

@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { ulid } from 'ulid';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryStore } from '../src/store/memory-store';
-import { startFakeUpstream, textReply, type FakeUpstream } from './support/fake-upstream';
+import { errorReply, startFakeUpstream, textReply, type FakeUpstream } from './support/fake-upstream';
 import { startProxy, type RunningProxy } from './support/proxy-harness';
 import { storeFactories } from './support/stores';
 
@@ -133,7 +133,7 @@ describe('errors in OpenAI shape', () => {
   });
 
   it('keeps the status of an upstream error that comes before the first streamed byte', async () => {
-    upstream.onChat(() => ({ kind: 'json', status: 400, body: { error: { message: 'context too long', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } } }));
+    upstream.onChat(() => errorReply(400, 'context too long', { param: 'messages', code: 'context_length_exceeded' }));
     const response = await post({ model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] });
     expect(response.status).toBe(400);
     expect(((await response.json()) as ErrorBody).error.code).toBe('context_length_exceeded');

@@ -4,6 +4,7 @@ import type { MemoryStore } from '../src/store/memory-store';
 import type { Scope } from '../src/store/types';
 import { countTokens } from '../src/tokens/count-tokens';
 import {
+  errorReply,
   startFakeUpstream,
   textReply,
   type FakeReply,
@@ -293,18 +294,7 @@ for (const factory of storeFactories()) {
         summaryCount++;
         return summaryReply(request, summaryCount);
       });
-      summaryReply = () => ({
-        kind: 'json',
-        status: 400,
-        body: {
-          error: {
-            message: 'no such model',
-            type: 'invalid_request_error',
-            param: null,
-            code: null,
-          },
-        },
-      });
+      summaryReply = () => errorReply(400, 'no such model');
       const metricsBefore = await (await fetch(`${proxy.origin}/metrics`)).text();
       const scope = { partition: `summary-fails-${ulid()}`, instance: 'chat' };
       const exchanges: Exchange[] = [];

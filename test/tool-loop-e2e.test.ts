@@ -3,7 +3,7 @@ import { ulid } from 'ulid';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { MemoryStore } from '../src/store/memory-store';
 import type { Scope } from '../src/store/types';
-import { startFakeUpstream, textReply, toolCallReply, type FakeUpstream, type RecordedRequest } from './support/fake-upstream';
+import { errorReply, startFakeUpstream, textReply, toolCallReply, type FakeUpstream, type RecordedRequest } from './support/fake-upstream';
 import { startProxy, type RunningProxy } from './support/proxy-harness';
 import { storeFactories } from './support/stores';
 
@@ -260,7 +260,7 @@ for (const factory of storeFactories()) {
       }
       upstream.reset();
       upstream.onChat((request) =>
-        request.body.tools ? { kind: 'json', status: 400, body: { error: { message: 'This model does not support tools', type: 'invalid_request_error', param: 'tools', code: null } } } : textReply(request, 'plain answer'),
+        request.body.tools ? errorReply(400, 'This model does not support tools', { param: 'tools' }) : textReply(request, 'plain answer'),
       );
       const first = await client.chat.completions.create({ model: 'toolless-model', messages: [{ role: 'user', content: 'hello' }] });
       expect(first.choices[0]!.message.content).toBe('plain answer');

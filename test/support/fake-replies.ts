@@ -180,6 +180,19 @@ function buildReply(envelope: Envelope): FakeReply {
   return reply;
 }
 
+/** An upstream error in OpenAI's JSON shape (an invalid request unless `error` says otherwise). */
+export function errorReply(
+  status: number,
+  message: string,
+  error: { type?: string; param?: string | null; code?: string | null } = {},
+): FakeReply {
+  return {
+    kind: 'json',
+    status,
+    body: { error: { message, type: 'invalid_request_error', param: null, code: null, ...error } },
+  };
+}
+
 /** Builds a chat reply for a request: a streamed completion (role chunk, content split into several delta chunks, finish chunk, a usage chunk when stream_options.include_usage) when request.body.stream is true, else a chat.completion JSON with usage. */
 export function textReply(
   request: RecordedRequest,

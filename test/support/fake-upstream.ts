@@ -7,7 +7,7 @@ import { embeddingsReply } from './fake-embedding';
 import { lastUserText, textReply, type FakeReply, type RecordedRequest } from './fake-replies';
 
 export { FAKE_EMBEDDING_DIMENSIONS, fakeEmbedding } from './fake-embedding';
-export { lastUserText, textReply, toolCallReply } from './fake-replies';
+export { errorReply, lastUserText, textReply, toolCallReply } from './fake-replies';
 export type { FakeReply, RecordedRequest, ReplyOptions } from './fake-replies';
 
 /** Answers one request; `index` is its 0-based position among requests to the same endpoint. */
