@@ -97,14 +97,21 @@ for (const factory of storeFactories()) {
     let summaryReply: (request: RecordedRequest, n: number) => FakeReply;
     let summaryCount = 0;
 
-    beforeAll(async () => {
-      store = await factory.create();
-      upstream = await startFakeUpstream();
+    /** Starts afresh: chat turns answered "Noted.", the summary model's n-th request by `reply`. */
+    function answerSummariesWith(reply: typeof summaryReply): void {
+      upstream.reset();
+      summaryCount = 0;
+      summaryReply = reply;
       upstream.onChat((request) => {
         if (request.body.model !== SUMMARY_MODEL) return textReply(request, 'Noted.');
         summaryCount++;
         return summaryReply(request, summaryCount);
       });
+    }
+
+    beforeAll(async () => {
+      store = await factory.create();
+      upstream = await startFakeUpstream();
       proxy = await startProxy({
         store,
         upstreamUrl: upstream.url,
@@ -183,18 +190,12 @@ for (const factory of storeFactories()) {
     }
 
     it('writes the summary in the background, after which requests carry it right after core memory, quoted, within budget and recursively', async () => {
-      upstream.reset();
-      summaryCount = 0;
-      upstream.onChat((request) => {
-        if (request.body.model !== SUMMARY_MODEL) return textReply(request, 'Noted.');
-        summaryCount++;
-        return summaryReply(request, summaryCount);
-      });
-      summaryReply = (_request, n) =>
+      answerSummariesWith((_request, n) =>
         summaryAnswer(
           `- Marguerite, the user's sister, lives in Lisbon; her cat is Pistachio (summary ${n}).\n${INJECTED.join('\n')}`,
           SLOW_MS,
-        );
+        ),
+      );
       const scope = { partition: `summary-${ulid()}`, instance: 'chat' };
       await store.putCoreMemory(scope, {
         name: 'human',
@@ -287,14 +288,7 @@ for (const factory of storeFactories()) {
     }, 120_000);
 
     it('keeps the extractive summary when the summary model fails, asks once per block, and counts the failure', async () => {
-      upstream.reset();
-      summaryCount = 0;
-      upstream.onChat((request) => {
-        if (request.body.model !== SUMMARY_MODEL) return textReply(request, 'Noted.');
-        summaryCount++;
-        return summaryReply(request, summaryCount);
-      });
-      summaryReply = () => errorReply(400, 'no such model');
+      answerSummariesWith(() => errorReply(400, 'no such model'));
       const metricsBefore = await (await fetch(`${proxy.origin}/metrics`)).text();
       const scope = { partition: `summary-fails-${ulid()}`, instance: 'chat' };
       const exchanges: Exchange[] = [];
