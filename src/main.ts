@@ -1,8 +1,8 @@
-import { serve } from '@hono/node-server';
 import { createApp, createMaintenance, memoryWriter } from './app';
 import { ConfigError, loadConfig } from './config/load-config';
 import { createEmbedder } from './embeddings/create-embedder';
 import { ensureEmbeddingModel } from './embeddings/ensure-embedding-model';
+import { listen } from './http/listen';
 import { createLogger } from './logger';
 import { BackgroundQueue } from './memory/background-queue';
 import { sweepMissingEmbeddings } from './memory/embed-and-link';
@@ -59,8 +59,8 @@ async function main(): Promise<void> {
   const maintenance = createMaintenance({ config, store, logger });
   const app = createApp({ config, store, embedder, logger, background, maintenance });
   if (leader) maintenance.start(config.maintenanceIntervalSeconds * 1000);
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-    logger.info('memory-proxy listening', { url: `http://${config.host}:${info.port}`, store: store.kind, upstream: config.upstreamBaseUrl });
+  const server = listen(app, { port: config.port, hostname: config.host, keepAliveSeconds: config.keepAliveSeconds }, (port) => {
+    logger.info('memory-proxy listening', { url: `http://${config.host}:${port}`, store: store.kind, upstream: config.upstreamBaseUrl });
   });
 
   let stopping = false;

@@ -3,12 +3,11 @@
  * the environment like `npm start`, on 127.0.0.1 and a free port. It reports the port over IPC
  * and answers `stats` (RSS, background jobs) and `warm` (load a scope's vector index) messages.
  */
-import { serve } from '@hono/node-server';
-import type { AddressInfo } from 'node:net';
 import { createApp, memoryWriter } from '../../src/app';
 import { loadConfig } from '../../src/config/load-config';
 import { createEmbedder } from '../../src/embeddings/create-embedder';
 import { ensureEmbeddingModel } from '../../src/embeddings/ensure-embedding-model';
+import { listen } from '../../src/http/listen';
 import { createLogger } from '../../src/logger';
 import { BackgroundQueue } from '../../src/memory/background-queue';
 import { sweepMissingEmbeddings } from '../../src/memory/embed-and-link';
@@ -26,8 +25,8 @@ await ensureEmbeddingModel(store, embedder, { onMismatch: 'refuse' });
 const background = new BackgroundQueue(logger);
 await sweepMissingEmbeddings(memoryWriter({ store, embedder, config }));
 const app = createApp({ config, store, embedder, logger, background });
-const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => {
-  process.send?.({ type: 'listening', port: (server.address() as AddressInfo).port });
+const server = listen(app, { port: 0, hostname: '127.0.0.1', keepAliveSeconds: config.keepAliveSeconds }, (port) => {
+  process.send?.({ type: 'listening', port });
 });
 
 process.on('message', (message: ProxyCommand) => {

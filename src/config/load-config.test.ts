@@ -41,3 +41,13 @@ describe('loadConfig: background jobs', () => {
     ).toBe('model');
   });
 });
+
+describe('loadConfig: connections', () => {
+  it('keeps idle client connections for 65 s unless KEEP_ALIVE_SECONDS says otherwise', () => {
+    expect(loadConfig({}).keepAliveSeconds).toBe(65);
+    expect(loadConfig({ KEEP_ALIVE_SECONDS: '5' }).keepAliveSeconds).toBe(5);
+    for (const value of ['0', '1.5', 'long', '3601']) {
+      expect(() => loadConfig({ KEEP_ALIVE_SECONDS: value }), value).toThrow('KEEP_ALIVE_SECONDS');
+    }
+  });
+});

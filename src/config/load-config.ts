@@ -25,6 +25,8 @@ export interface Config {
   host: string;
   /** Processes serving the port (WORKERS); more than 1 forks workers that share the store. */
   workers: number;
+  /** Seconds an idle client connection stays open for its next request. */
+  keepAliveSeconds: number;
   upstreamBaseUrl: string;
   /** Used instead of the client's Authorization header when set. */
   upstreamApiKey: string | null;
@@ -120,6 +122,7 @@ export function loadConfig(env: Env): Config {
     port: read.int('PORT', 3017, 0, 65535),
     host: read.string('HOST', '127.0.0.1'),
     workers: read.int('WORKERS', 1, 1, 64),
+    keepAliveSeconds: read.int('KEEP_ALIVE_SECONDS', 65, 1, 3600),
     upstreamBaseUrl,
     upstreamApiKey: read.optional('UPSTREAM_API_KEY'),
     upstreamTimeoutMs: read.int('UPSTREAM_TIMEOUT_MS', 120_000, 100, 3_600_000),

@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
-import { serve, type ServerType } from '@hono/node-server';
+import type { ServerType } from '@hono/node-server';
 import { createApp, type AppDeps } from '../../src/app';
 import { loadConfig, type Config } from '../../src/config/load-config';
 import { LocalEmbedder } from '../../src/embeddings/local-embedder';
+import { listen } from '../../src/http/listen';
 import { createLogger } from '../../src/logger';
 import { BackgroundQueue } from '../../src/memory/background-queue';
 import type { MemoryStore } from '../../src/store/memory-store';
@@ -39,7 +40,7 @@ export async function startProxy(options: {
   const embedder = options.deps?.embedder ?? new LocalEmbedder({ dimensions: TEST_DIMENSIONS });
   const app = createApp({ config, store: options.store, logger, embedder, background, ...options.deps });
   const server = await new Promise<ServerType>((resolve) => {
-    const started = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(started));
+    const started = listen(app, { port: 0, hostname: '127.0.0.1', keepAliveSeconds: config.keepAliveSeconds }, () => resolve(started));
   });
   const { port } = server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;
