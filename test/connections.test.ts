@@ -3,7 +3,12 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lastUserText, startFakeUpstream, textReply, type FakeUpstream } from './support/fake-upstream';
+import {
+  lastUserText,
+  startFakeUpstream,
+  textReply,
+  type FakeUpstream,
+} from './support/fake-upstream';
 import { startRealProxy, type RealProxy } from './support/real-proxy';
 import { TEST_DIMENSIONS } from './support/stores';
 
@@ -26,7 +31,11 @@ function ask(agent: http.Agent, url: string, content: string): Promise<Answer> {
     request.on('response', (response) => {
       response.resume();
       response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, keepAlive: response.headers['keep-alive'], reusedSocket: request.reusedSocket }),
+        resolve({
+          status: response.statusCode ?? 0,
+          keepAlive: response.headers['keep-alive']?.toString(),
+          reusedSocket: request.reusedSocket,
+        }),
       );
     });
     request.on('error', reject);
@@ -52,7 +61,9 @@ describe('idle client connections', () => {
     await upstream?.close();
   });
 
-  async function proxyWith(env: Record<string, string>): Promise<{ url: string; agent: http.Agent }> {
+  async function proxyWith(
+    env: Record<string, string>,
+  ): Promise<{ url: string; agent: http.Agent }> {
     const proxy = await startRealProxy({
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'memory-proxy-connections-')),
       NEO4J_URI: '',

@@ -14,7 +14,10 @@ export function listen(
   options: { port: number; hostname: string; keepAliveSeconds: number },
   onListening: (port: number) => void,
 ): ServerType {
-  const server = serve({ fetch: app.fetch, port: options.port, hostname: options.hostname }, (info) => onListening(info.port));
+  const server = serve(
+    { fetch: app.fetch, port: options.port, hostname: options.hostname },
+    (info) => onListening(info.port),
+  );
   const http = server as ServerType & { keepAliveTimeout: number };
   http.keepAliveTimeout = options.keepAliveSeconds * 1000;
   return server;

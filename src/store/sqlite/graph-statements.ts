@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { MessageRow } from './message-row';
+import { messageRows } from './message-row';
 import {
   IDS,
   IN_SCOPE,
@@ -12,12 +12,14 @@ import {
 export function prepareGraphStatements(db: Database.Database) {
   return {
     // A user turn answered several times (regenerations) is paired with its latest answer.
-    respondedWith: db.prepare<ByIdParams, MessageRow>(
-      `${SELECT_MESSAGES_BY_ID} AND deleted = 0 AND id IN (
+    respondedWith: messageRows(
+      db.prepare<ByIdParams, unknown[]>(
+        `${SELECT_MESSAGES_BY_ID} AND deleted = 0 AND id IN (
          SELECT to_id FROM edges WHERE type = 'RESPONDED_WITH' AND from_id = @id AND ${IN_SCOPE}
          UNION ALL
          SELECT from_id FROM edges WHERE type = 'RESPONDED_WITH' AND to_id = @id AND ${IN_SCOPE})
        ORDER BY seq DESC LIMIT 1`,
+      ),
     ),
     insertEdge: db.prepare<
       ScopeParams & {

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import type { StoredMessage, StoredToolCall, TurnRole } from '../types';
 
 /** The message columns every read selects (never the embedding, which only vector code needs). */
@@ -48,6 +49,61 @@ export interface ToolCallRow {
   duration_ms: number | null;
   arguments: string;
   result: string | null;
+}
+
+/** A statement selecting exactly MESSAGE_COLUMNS, answering MessageRow objects. */
+export interface MessageStatement<P> {
+  /** The SQL, as better-sqlite3 statements have it. */
+  source: string;
+  get(params: P): MessageRow | undefined;
+  all(params: P): MessageRow[];
+}
+
+/**
+ * Reads `statement` (which selects exactly MESSAGE_COLUMNS) as arrays and builds each row in
+ * JavaScript: better-sqlite3 makes a row object with one native call per column, which was
+ * half the time of reading 80 turns by id (0.69 -> 0.37 ms).
+ */
+export function messageRows<P extends object>(
+  statement: Database.Statement<[P], unknown[]>,
+): MessageStatement<P> {
+  statement.raw(true);
+  return {
+    source: statement.source,
+    get: (params) => {
+      const values = statement.get(params);
+      return values === undefined ? undefined : rowOf(values);
+    },
+    all: (params) => statement.all(params).map(rowOf),
+  };
+}
+
+/** The values of MESSAGE_COLUMNS, in that order, as a row. */
+function rowOf(values: unknown[]): MessageRow {
+  return {
+    id: values[0] as string,
+    partition: values[1] as string,
+    instance: values[2] as string,
+    role: values[3] as TurnRole,
+    seq: values[4] as number,
+    timestamp: values[5] as number,
+    token_count: values[6] as number,
+    branch_tokens: values[7] as number,
+    content_hash: values[8] as string,
+    parent_id: values[9] as string | null,
+    model: values[10] as string | null,
+    trace_id: values[11] as string | null,
+    edited: values[12] as number,
+    deleted: values[13] as number,
+    is_chunk: values[14] as number,
+    chunk_index: values[15] as number | null,
+    chunk_parent_id: values[16] as string | null,
+    snippet: values[17] as string,
+    metadata: values[18] as string,
+    edit_history: values[19] as string,
+    content: values[20] as string,
+    raw: values[21] as string,
+  };
 }
 
 /** The one place a messages row becomes a StoredMessage (booleans, parsed JSON). */

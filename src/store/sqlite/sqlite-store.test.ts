@@ -9,6 +9,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../errors';
 import type { NewMessage, Scope, TurnRole } from '../types';
 import { SqliteStore } from './sqlite-store';
+import { MESSAGE_COLUMNS } from './message-row';
 import { prepareStatements } from './statements';
 
 const DIMENSIONS = 4;
@@ -242,6 +243,24 @@ describe('SqliteStore', () => {
     expect(second).toEqual({ ...first, result: 'sunny' });
     const [third] = await store.addToolCalls(scope, id, [{ ...pending, result: 'rain' }]);
     expect(third?.result).toBe('sunny');
+  });
+
+  it('reads every column of a stored turn, through the statements that read rows as arrays', async () => {
+    const store = await openStore();
+    const [question, answer] = await store.appendPath(scope, {
+      parentId: null,
+      messages: [turn('user', 'where did I park?'), turn('assistant', 'level 3, row F')],
+    });
+    const db = new Database(store.file, { readonly: true });
+    const asObjects = db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id = ?`);
+    const statements = prepareStatements(db);
+    for (const stored of [question!.message, answer!.message]) {
+      const expected = asObjects.get(stored.id);
+      expect(Object.keys(expected as object)).toHaveLength(22);
+      expect(statements.messageById.get({ ...scope, id: stored.id })).toEqual(expected);
+      expect(statements.messagesByIds.all({ ...scope, ids: JSON.stringify([stored.id]) })).toEqual([expected]);
+    }
+    db.close();
   });
 
   it('answers every statement from an index, scanning a whole instance only where it must', async () => {

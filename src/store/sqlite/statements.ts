@@ -2,12 +2,7 @@ import type Database from 'better-sqlite3';
 import type { TurnRole } from '../types';
 import { prepareEmbeddingStatements } from './embedding-statements';
 import { prepareGraphStatements } from './graph-statements';
-import {
-  TOOL_CALL_COLUMNS,
-  MESSAGE_COLUMNS,
-  type MessageRow,
-  type ToolCallRow,
-} from './message-row';
+import { TOOL_CALL_COLUMNS, MESSAGE_COLUMNS, messageRows, type ToolCallRow } from './message-row';
 import {
   IDS,
   IN_SCOPE,
@@ -62,17 +57,19 @@ export type Statements = ReturnType<typeof prepareStatements>;
 export function prepareStatements(db: Database.Database) {
   return {
     ping: db.prepare<[], number>('SELECT 1').pluck(),
-    messageById: db.prepare<ByIdParams, MessageRow>(`${SELECT_MESSAGES} AND id = @id`),
-    messagesByIds: db.prepare<ByIdsParams, MessageRow>(
-      `${SELECT_MESSAGES_BY_ID} AND id IN (${IDS})`,
+    messageById: messageRows(db.prepare<ByIdParams, unknown[]>(`${SELECT_MESSAGES} AND id = @id`)),
+    messagesByIds: messageRows(
+      db.prepare<ByIdsParams, unknown[]>(`${SELECT_MESSAGES_BY_ID} AND id IN (${IDS})`),
     ),
-    existingChild: db.prepare<
-      ScopeParams & { parentId: string | null; role: TurnRole; contentHash: string },
-      MessageRow
-    >(
-      `SELECT ${MESSAGE_COLUMNS} FROM messages INDEXED BY messages_scope_parent WHERE ${IN_SCOPE}
+    existingChild: messageRows(
+      db.prepare<
+        ScopeParams & { parentId: string | null; role: TurnRole; contentHash: string },
+        unknown[]
+      >(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages INDEXED BY messages_scope_parent WHERE ${IN_SCOPE}
        AND parent_id IS @parentId AND content_hash = @contentHash
        AND role = @role AND deleted = 0 AND is_chunk = 0 ORDER BY seq LIMIT 1`,
+      ),
     ),
     nextSeq: db
       .prepare<ScopeParams, number>(
@@ -80,32 +77,40 @@ export function prepareStatements(db: Database.Database) {
          ON CONFLICT (partition, instance) DO UPDATE SET last_seq = last_seq + 1 RETURNING last_seq`,
       )
       .pluck(),
-    insertMessage: db.prepare<InsertMessageParams, MessageRow>(
-      `INSERT INTO messages (id, partition, instance, role, seq, timestamp, token_count,
+    insertMessage: messageRows(
+      db.prepare<InsertMessageParams, unknown[]>(
+        `INSERT INTO messages (id, partition, instance, role, seq, timestamp, token_count,
          branch_tokens, content_hash, parent_id, model, trace_id, is_chunk, chunk_index,
          chunk_parent_id, snippet, metadata, content, raw)
        VALUES (@id, @partition, @instance, @role, @seq, @timestamp, @tokenCount, @branchTokens,
          @contentHash, @parentId, @model, @traceId, @isChunk, @chunkIndex, @chunkParentId,
          @snippet, @metadata, @content, @raw)
        RETURNING ${MESSAGE_COLUMNS}`,
+      ),
     ),
-    latestTurn: db.prepare<ScopeParams, MessageRow>(
-      `${SELECT_MESSAGES} AND is_chunk = 0 AND deleted = 0 ORDER BY seq DESC LIMIT 1`,
+    latestTurn: messageRows(
+      db.prepare<ScopeParams, unknown[]>(
+        `${SELECT_MESSAGES} AND is_chunk = 0 AND deleted = 0 ORDER BY seq DESC LIMIT 1`,
+      ),
     ),
-    byHash: db.prepare<ScopeParams & { contentHash: string; limit: number }, MessageRow>(
-      `SELECT ${MESSAGE_COLUMNS} FROM messages INDEXED BY messages_scope_hash WHERE ${IN_SCOPE}
+    byHash: messageRows(
+      db.prepare<ScopeParams & { contentHash: string; limit: number }, unknown[]>(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages INDEXED BY messages_scope_hash WHERE ${IN_SCOPE}
        AND content_hash = @contentHash AND is_chunk = 0 AND deleted = 0
        ORDER BY seq DESC LIMIT @limit`,
+      ),
     ),
-    children: db.prepare<ScopeParams & { parentId: string }, MessageRow>(
-      `SELECT ${MESSAGE_COLUMNS} FROM messages INDEXED BY messages_scope_parent WHERE ${IN_SCOPE}
+    children: messageRows(
+      db.prepare<ScopeParams & { parentId: string }, unknown[]>(
+        `SELECT ${MESSAGE_COLUMNS} FROM messages INDEXED BY messages_scope_parent WHERE ${IN_SCOPE}
        AND parent_id = @parentId AND is_chunk = 0 AND deleted = 0 ORDER BY seq`,
+      ),
     ),
-    listAscending: db.prepare<ListParams, MessageRow>(
-      `${LIST_FILTER} ORDER BY seq ASC LIMIT @limit`,
+    listAscending: messageRows(
+      db.prepare<ListParams, unknown[]>(`${LIST_FILTER} ORDER BY seq ASC LIMIT @limit`),
     ),
-    listDescending: db.prepare<ListParams, MessageRow>(
-      `${LIST_FILTER} ORDER BY seq DESC LIMIT @limit`,
+    listDescending: messageRows(
+      db.prepare<ListParams, unknown[]>(`${LIST_FILTER} ORDER BY seq DESC LIMIT @limit`),
     ),
     count: db
       .prepare<ScopeParams, number>(
@@ -113,8 +118,10 @@ export function prepareStatements(db: Database.Database) {
       )
       .pluck(),
 
-    chunks: db.prepare<ScopeParams & { parentId: string }, MessageRow>(
-      `${SELECT_MESSAGES} AND chunk_parent_id = @parentId AND is_chunk = 1 ORDER BY chunk_index`,
+    chunks: messageRows(
+      db.prepare<ScopeParams & { parentId: string }, unknown[]>(
+        `${SELECT_MESSAGES} AND chunk_parent_id = @parentId AND is_chunk = 1 ORDER BY chunk_index`,
+      ),
     ),
     deleteChunkEdges: db.prepare<ScopeParams & { parentId: string }>(
       `DELETE FROM edges WHERE ${IN_SCOPE} AND (from_id IN (SELECT id FROM messages
