@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import { request, type Dispatcher } from 'undici';
 import { UpstreamError, UpstreamHttpError } from '../errors';
 import { parseSseStream, type SseEvent } from './sse-parse';
 
@@ -10,7 +12,6 @@ export interface UpstreamClientOptions {
   timeoutMs: number;
   /** Retries of a failed call before any byte reached the client. */
   maxRetries: number;
-  fetch?: typeof fetch;
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -46,13 +47,18 @@ const MAX_RETRY_WAIT_MS = 10_000;
 /** Response headers worth relaying to the client. */
 const RELAYED_HEADERS = ['x-request-id', 'openai-processing-ms', 'openai-model', 'retry-after'];
 
-/** Calls an OpenAI-compatible server; retries happen here and only before the first byte. */
+/** An answer whose headers arrived; its body must be read or destroyed. */
+type UpstreamResponse = Dispatcher.ResponseData;
+
+/**
+ * Calls an OpenAI-compatible server; retries happen here and only before the first byte.
+ * Requests go through undici's request API rather than fetch: a call costs ~0.1 ms of CPU
+ * instead of ~0.5 (no WHATWG Request, Response and body streams for a JSON answer).
+ */
 export class UpstreamClient {
-  private readonly fetchImpl: typeof fetch;
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(private readonly options: UpstreamClientOptions) {
-    this.fetchImpl = options.fetch ?? fetch;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
@@ -60,7 +66,7 @@ export class UpstreamClient {
   async postJson(call: UpstreamCall): Promise<UpstreamJson> {
     return this.withRetries(call.signal, async (attemptSignal) => {
       const response = await this.send(call, attemptSignal);
-      const text = await response.text();
+      const text = await response.body.text();
       let body: unknown;
       try {
         body = JSON.parse(text);
@@ -78,7 +84,7 @@ export class UpstreamClient {
         });
       }
       return {
-        status: response.status,
+        status: response.statusCode,
         headers: relayHeaders(response.headers),
         body: body as Record<string, unknown>,
       };
@@ -92,12 +98,12 @@ export class UpstreamClient {
   async openStream(call: UpstreamCall): Promise<UpstreamStream> {
     return this.withRetries(call.signal, async (attemptSignal, idle) => {
       const response = await this.send(call, attemptSignal);
-      const contentType = response.headers.get('content-type') ?? '';
-      if (!contentType.includes('text/event-stream') || response.body === null) {
-        const text = await response.text();
+      const contentType = headerOf(response.headers, 'content-type') ?? '';
+      if (!contentType.includes('text/event-stream')) {
+        const text = await response.body.text();
         throw new UpstreamHttpError(502, streamRefusal(this.redact(text)), relayHeaders(response.headers));
       }
-      const events = parseSseStream(response.body, attemptSignal);
+      const events = parseSseStream(Readable.toWeb(response.body) as ReadableStream<Uint8Array>, attemptSignal);
       idle.arm();
       const first = await events.next();
       if (first.done) {
@@ -106,17 +112,14 @@ export class UpstreamClient {
           code: 'upstream_empty_stream',
         });
       }
-      const firstError = errorPayload(first.value.data);
-      if (firstError !== null)
-        throw new UpstreamHttpError(502, this.redact(first.value.data), relayHeaders(response.headers));
-      if (first.value.data !== '[DONE]' && !isJson(first.value.data)) {
-        throw new UpstreamError('upstream opened the stream with an event that is not JSON', {
-          status: 502,
-          code: 'upstream_bad_response',
-        });
+      const refusal = openingRefusal(first.value.data, () => this.redact(first.value.data), response.headers);
+      if (refusal !== null) {
+        // Release the connection: nothing more of this stream will be read.
+        await events.return(undefined);
+        throw refusal;
       }
       return {
-        status: response.status,
+        status: response.statusCode,
         headers: relayHeaders(response.headers),
         events: withIdleTimeout(first.value, events, idle),
       };
@@ -132,15 +135,15 @@ export class UpstreamClient {
     const headers: Record<string, string> = { accept: 'application/json' };
     const auth = this.authorizationFor(authorization);
     if (auth) headers['authorization'] = auth;
-    const response = await this.fetchWithErrors(`${this.options.baseUrl}${path}`, {
+    const response = await this.requestWithErrors(`${this.options.baseUrl}${path}`, {
       method: 'GET',
       headers,
       signal,
     });
     return {
-      status: response.status,
+      status: response.statusCode,
       headers: relayHeaders(response.headers),
-      body: await response.text(),
+      body: await response.body.text(),
     };
   }
 
@@ -155,34 +158,38 @@ export class UpstreamClient {
     return clientAuthorization;
   }
 
-  private async send(call: UpstreamCall, signal: AbortSignal): Promise<Response> {
+  private async send(call: UpstreamCall, signal: AbortSignal): Promise<UpstreamResponse> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     };
     const auth = this.authorizationFor(call.authorization);
     if (auth) headers['authorization'] = auth;
-    const response = await this.fetchWithErrors(`${this.options.baseUrl}${call.path}`, {
+    const response = await this.requestWithErrors(`${this.options.baseUrl}${call.path}`, {
       method: 'POST',
       headers,
       body: JSON.stringify(call.body),
       signal,
     });
-    if (response.status >= 400) {
+    if (response.statusCode >= 400) {
       throw new UpstreamHttpError(
-        response.status,
-        this.redact(await response.text()),
+        response.statusCode,
+        this.redact(await response.body.text()),
         relayHeaders(response.headers),
       );
     }
     return response;
   }
 
-  private async fetchWithErrors(url: string, init: RequestInit): Promise<Response> {
+  private async requestWithErrors(
+    url: string,
+    init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; signal: AbortSignal },
+  ): Promise<UpstreamResponse> {
     try {
-      return await this.fetchImpl(url, init);
+      // The idle timer above is the one timeout (UPSTREAM_TIMEOUT_MS), so undici's own are off.
+      return await request(url, { ...init, headersTimeout: 0, bodyTimeout: 0 });
     } catch (error) {
-      if (init.signal?.aborted) throw init.signal.reason ?? error;
+      if (init.signal.aborted) throw init.signal.reason ?? error;
       throw new UpstreamError(`upstream unreachable: ${describeNetworkError(error)}`, {
         status: 502,
         cause: error,
@@ -306,13 +313,32 @@ function parseRetryAfter(value: string | undefined): number | null {
   return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }
 
-function relayHeaders(headers: Headers): Record<string, string> {
+function relayHeaders(headers: UpstreamResponse['headers']): Record<string, string> {
   const relayed: Record<string, string> = {};
   for (const name of RELAYED_HEADERS) {
-    const value = headers.get(name);
+    const value = headerOf(headers, name);
     if (value !== null) relayed[name] = value;
   }
   return relayed;
+}
+
+/** A response header by its lower-case name; a repeated one joined as fetch's Headers would. */
+function headerOf(headers: UpstreamResponse['headers'], name: string): string | null {
+  const value = headers[name];
+  if (value === undefined) return null;
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** Why a stream's first event cannot open the answer (an error, or not JSON); null when it can. */
+function openingRefusal(data: string, redacted: () => string, headers: UpstreamResponse['headers']): Error | null {
+  if (errorPayload(data) !== null) return new UpstreamHttpError(502, redacted(), relayHeaders(headers));
+  if (data !== '[DONE]' && !isJson(data)) {
+    return new UpstreamError('upstream opened the stream with an event that is not JSON', {
+      status: 502,
+      code: 'upstream_bad_response',
+    });
+  }
+  return null;
 }
 
 function isJson(data: string): boolean {
@@ -347,6 +373,8 @@ function streamRefusal(text: string): string {
 }
 
 function describeNetworkError(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && !code.startsWith('UND_ERR')) return code;
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   if (cause?.code) return cause.code;
   return cause?.message ?? (error as Error).message ?? 'network error';
