@@ -46,12 +46,21 @@ interface Anchor {
 }
 
 async function continueLatest(store: MemoryStore, scope: Scope, turn: NewMessage): Promise<Anchor> {
-  const latest = await store.latestTurn(scope);
+  // The newest turns with the same hash are read beside the latest turn, so the question it
+  // answered is usually among them: one round trip to a server store instead of two.
+  const [latest, sameHash] = await Promise.all([
+    store.latestTurn(scope),
+    store.findByHash(scope, turn.contentHash, MAX_CANDIDATES),
+  ]);
   // A retried single message finds itself as the latest turn, or as the question the latest
   // turn answered (a retry after the answer was stored, or a regenerate): nothing to store again.
   if (latest && sameTurn(latest, turn)) return { last: latest, matchedCount: 1 };
   if (latest?.role === 'assistant' && latest.parentId) {
-    const question = await store.getMessage(scope, latest.parentId);
+    const parentId = latest.parentId;
+    // Not among them and the list was not cut short: the question has other words (or is deleted).
+    const question =
+      sameHash.find((candidate) => candidate.id === parentId) ??
+      (sameHash.length === MAX_CANDIDATES ? await store.getMessage(scope, parentId) : null);
     if (question && !question.deleted && sameTurn(question, turn)) return { last: question, matchedCount: 1 };
   }
   return { last: latest, matchedCount: 0 };
