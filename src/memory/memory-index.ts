@@ -72,14 +72,13 @@ export function formatMemoryIndex(input: MemoryIndexInput): MemoryIndex | null {
   const shown: string[] = [];
   let tokens = countTokensCached(header) + 6;
   for (const entry of entries) {
-    const text = [entry.text, entry.shorter].find(
-      (candidate): candidate is string =>
-        candidate !== undefined && fits(candidate, input.maxTokens - tokens),
+    const form = [entry.full, entry.shorter].find(
+      (candidate): candidate is Line => candidate !== undefined && fits(candidate, input.maxTokens - tokens),
     );
-    if (text === undefined) continue;
-    lines.push(text);
+    if (form === undefined) continue;
+    lines.push(form.text);
     shown.push(...entry.ids);
-    tokens += countTokensCached(text) + 1;
+    tokens += countTokensCached(form.text, form.key) + 1;
   }
   if (lines.length === 0) return null;
   // The overview reads by period; entries were chosen by relevance first.
@@ -97,19 +96,25 @@ export function formatMemoryIndex(input: MemoryIndexInput): MemoryIndex | null {
   };
 }
 
-interface Entry {
+/** One line of the index; `key` names a turn's line for the token-count cache. */
+interface Line {
   text: string;
-  /** What to show when `text` does not fit: a whole turn's snippet. */
-  shorter?: string;
+  key?: string;
+}
+
+interface Entry {
+  full: Line;
+  /** What to show when `full` does not fit: a whole turn's snippet. */
+  shorter?: Line;
   ids: string[];
 }
 
-/** Whether an entry's line fits in what is left of the index's tokens. */
-function fits(text: string, left: number): boolean {
+/** Whether a line fits in what is left of the index's tokens. */
+function fits(line: Line, left: number): boolean {
   // Tokenizing costs; an entry that could not fit even at 8 characters a token is skipped
   // unread (an entry averages ~4, its id and date alone ~2.5).
-  if (text.length / MAX_CHARACTERS_PER_TOKEN > left) return false;
-  return countTokensCached(text) + 1 <= left;
+  if (line.text.length / MAX_CHARACTERS_PER_TOKEN > left) return false;
+  return countTokensCached(line.text, line.key) + 1 <= left;
 }
 
 function headerFor(strategy: IndexStrategy, count: number): string {
@@ -128,12 +133,16 @@ function turnEntries(input: MemoryIndexInput, strategy: 'full' | 'snippets'): En
   return input.hits.map((hit) => {
     const turn = hit.message;
     const source = hit.chunk ?? turn;
-    const line = (text: string) =>
-      `- [${turn.id}] ${dateOf(turn)} ${turn.role}: ${JSON.stringify(text)}`;
-    const short = line(snippet(source.content, input.snippetLength));
+    // A turn's id, date and role never change, and its content only with its hash.
+    const key = `${turn.id} ${source.id} ${source.contentHash}`;
+    const line = (text: string, form: string): Line => ({
+      text: `- [${turn.id}] ${dateOf(turn)} ${turn.role}: ${JSON.stringify(text)}`,
+      key: `${key} ${form}`,
+    });
+    const short = line(snippet(source.content, input.snippetLength), `s${input.snippetLength}`);
     // A turn too long for what is left is still listed, by its snippet and id.
-    if (strategy === 'full') return { text: line(source.content), shorter: short, ids: [turn.id] };
-    return { text: short, ids: [turn.id] };
+    if (strategy === 'full') return { full: line(source.content, 'full'), shorter: short, ids: [turn.id] };
+    return { full: short, ids: [turn.id] };
   });
 }
 
@@ -164,7 +173,9 @@ function clusterEntries(input: MemoryIndexInput, strategy: 'clusters' | 'hierarc
     const period = strategy === 'hierarchical' ? `${monthOf(first)} ` : '';
     const ids = cluster.map((hit) => hit.message.id);
     entries.push({
-      text: `- ${period}cluster ${id} (${cluster.length} matching turns, ${dateOf(first)}..${dateOf(last)}): ${summary} ids: ${ids.join(',')}`,
+      full: {
+        text: `- ${period}cluster ${id} (${cluster.length} matching turns, ${dateOf(first)}..${dateOf(last)}): ${summary} ids: ${ids.join(',')}`,
+      },
       ids,
     });
   }
