@@ -4,9 +4,13 @@
  * 10^5 and 10^6 stored messages, and with 10^6 spread over 1,000 instances; the bulk-load rate
  * (with embeddings) that got it there, and the process's RSS.
  *   npm run bench:scale -- [--stores sqlite,neo4j] [--sizes 1e3,1e4,1e5,1e6] [--neo4j-sizes 1e3,1e4,1e5]
- *     [--instances 1000] [--instance-turns 1000] [--requests 200] [--no-multi] [--neo4j-multi]
+ *     [--instances 1000] [--instance-turns 1000] [--requests 200] [--no-multi] [--neo4j-multi] [--no-fresh-load]
  * prepareRequest is called directly, as the chat route calls it; after each request an answer is
- * stored and embedded like the proxy's background work does (not timed).
+ * stored and embedded like the proxy's background work does (not timed). On the embedded store
+ * the largest size is then loaded once more into a new instance nobody searches meanwhile: the
+ * one-instance rows load into an instance whose vector index is live in this process, and
+ * keeping that index current (placing every new vector, retraining as it grows) is part of
+ * their rate (--no-fresh-load skips it).
  */
 import { loadConfig } from '../src/config/load-config';
 import { LocalEmbedder } from '../src/embeddings/local-embedder';
@@ -78,6 +82,13 @@ async function runStore(storeName: StoreName): Promise<void> {
       rows.push(row(`${size} in one instance`, load, index, timings.slice(warmup), recall));
     }
     if (sizes.length > 0) tables.push(await proxyAtScale(bench.env, scope, loaded));
+    if (storeName === 'sqlite' && sizes.length > 0 && !options.has('no-fresh-load')) {
+      const fresh: Scope = { partition, instance: 'fresh' };
+      scopes.push(fresh);
+      const size = Math.max(...sizes);
+      const load = await bulkLoad({ store: bench.store, dimensions: BENCH_DIMENSIONS, scopes: [fresh], turnsPerScope: size, label: `${storeName} ${size} into a new instance` });
+      rows.push(loadRow(`${size} into a new instance, no search index live while loading`, load));
+    }
     if (multi) {
       const spread = Array.from({ length: instances }, (_, index): Scope => ({ partition, instance: `spread-${index}` }));
       scopes.push(...spread);
@@ -115,6 +126,7 @@ async function runStore(storeName: StoreName): Promise<void> {
       ],
       notes: [
         'RSS is the benchmark process after the row (it holds the store, its vector indexes and the loader).',
+        'bulk load msg/s of the one-instance rows includes keeping that instance\'s live vector index current in the same process (it was searched at the size before); the new-instance row loads with no index live, as a migration into a proxy that is not serving the instance does.',
         'vector index: loading and training the instance vector index of the embedded store before the first request (a first search does it in the background otherwise).',
         `recall@10: share of the exact 10 nearest turns (brute force over every stored vector) that the index's vector search returns, over ${RECALL_QUERIES} questions.`,
       ],
@@ -218,6 +230,10 @@ async function buildContexts(
     await embedAndLink({ store, embedder, chunkThreshold: config.indexChunkThreshold, synapseThreshold: config.synapseThreshold }, scope, stored);
   }
   return timings;
+}
+
+function loadRow(label: string, load: { perSecond: number; seconds: number }): (string | number)[] {
+  return [label, Math.round(load.perSecond), load.seconds.toFixed(0), '', '', '', '', '', '', mib(process.memoryUsage().rss)];
 }
 
 function row(label: string, load: { perSecond: number; seconds: number } | null, index: string | null, timings: number[], recall = ''): (string | number)[] {
