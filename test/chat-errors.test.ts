@@ -115,6 +115,14 @@ describe('errors in OpenAI shape', () => {
     expect(await store.countMessages(scope)).toBe(2);
   });
 
+  it('answers 502 naming the address when upstream redirects, instead of resending the conversation', async () => {
+    upstream.onChat(() => ({ kind: 'raw', status: 308, body: '', headers: { location: 'https://models.example/v1/chat/completions' } }));
+    const response = await post({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    const body = await expectError(response, 502, { code: 'upstream_redirect' });
+    expect(body.error.message).toContain('https://models.example/v1/chat/completions');
+    expect(upstream.chatRequests()).toHaveLength(1);
+  });
+
   it('answers 502 when upstream is unreachable', async () => {
     const port = await closedPort();
     const unreachable = await startProxy({ store, upstreamUrl: `http://127.0.0.1:${port}/v1`, env: { UPSTREAM_MAX_RETRIES: '0' } });

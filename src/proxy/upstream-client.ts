@@ -171,6 +171,15 @@ export class UpstreamClient {
       body: JSON.stringify(call.body),
       signal,
     });
+    if (response.statusCode >= 300 && response.statusCode < 400) {
+      // Following it would resend the conversation to another address (or, for 301/302, as a GET).
+      await response.body.dump().catch(() => undefined);
+      const location = headerOf(response.headers, 'location');
+      throw new UpstreamError(
+        `upstream answered ${response.statusCode}, a redirect${location ? ` to ${this.redact(location)}` : ''}; set UPSTREAM_BASE_URL to the address that answers`,
+        { status: 502, code: 'upstream_redirect' },
+      );
+    }
     if (response.statusCode >= 400) {
       throw new UpstreamHttpError(
         response.statusCode,
@@ -301,7 +310,7 @@ function retryDelay(error: unknown, attemptNumber: number): number | null {
     if (retryAfter === null) return backoff;
     return retryAfter > MAX_RETRY_WAIT_MS ? null : retryAfter;
   }
-  if (error instanceof UpstreamError) return error.status === 504 ? null : backoff;
+  if (error instanceof UpstreamError) return error.status === 504 || error.code === 'upstream_redirect' ? null : backoff;
   return null;
 }
 
