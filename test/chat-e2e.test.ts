@@ -228,9 +228,10 @@ for (const factory of storeFactories()) {
       expect(JSON.stringify(upstream.chatRequests().at(-1)!.body.messages)).toContain('alice secret 1234');
     });
 
-    it('forwards the client Authorization header when the proxy has no key of its own', async () => {
+    it('forwards the client Authorization header when the proxy has no key of its own, and names itself', async () => {
       await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
       expect(upstream.chatRequests()[0]!.headers['authorization']).toBe('Bearer sk-test-client');
+      expect(upstream.chatRequests()[0]!.headers['user-agent']).toBe('memory-proxy');
     });
 
     it('sets the memory headers on every answer', async () => {

@@ -44,6 +44,8 @@ export interface UpstreamStream {
 const RETRYABLE_STATUSES = new Set([408, 409, 429, 500, 502, 503, 504]);
 /** Longest wait the proxy honours from an upstream retry-after before giving up and passing the error on. */
 const MAX_RETRY_WAIT_MS = 10_000;
+/** Named on every upstream call: some gateways refuse requests that carry no user agent. */
+const USER_AGENT = 'memory-proxy';
 /** Response headers worth relaying to the client. */
 const RELAYED_HEADERS = ['x-request-id', 'openai-processing-ms', 'openai-model', 'retry-after'];
 
@@ -132,7 +134,7 @@ export class UpstreamClient {
     authorization: string | null,
     signal: AbortSignal,
   ): Promise<{ status: number; headers: Record<string, string>; body: string }> {
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': USER_AGENT };
     const auth = this.authorizationFor(authorization);
     if (auth) headers['authorization'] = auth;
     const response = await this.requestWithErrors(`${this.options.baseUrl}${path}`, {
@@ -162,6 +164,7 @@ export class UpstreamClient {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
+      'user-agent': USER_AGENT,
     };
     const auth = this.authorizationFor(call.authorization);
     if (auth) headers['authorization'] = auth;
