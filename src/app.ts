@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { monotonicFactory } from 'ulid';
 import type { Config } from './config/load-config';
 import { NotFoundError, ProxyError, RateLimitError, StoreUnavailableError, UpstreamHttpError } from './errors';
 import { accessControl } from './http/access-control';
@@ -13,6 +12,7 @@ import { observeRequests, registerMetricsRoute } from './http/observe-requests';
 import { RateLimiter } from './http/rate-limiter';
 import { createProxyMetrics, type ProxyMetrics } from './metrics/proxy-metrics';
 import type { Embedder } from './embeddings/embedder';
+import { idFactory } from './ids';
 import type { Logger } from './logger';
 import { MODEL_LANE, type BackgroundQueue } from './memory/background-queue';
 import { embedAndLink, sweepMissingEmbeddings, type MemoryWriter } from './memory/embed-and-link';
@@ -50,7 +50,7 @@ const MAX_QUEUED_JOBS = 1_000;
  * Request ids: monotonic ULIDs draw fresh randomness once per millisecond, where a plain ULID
  * drew it for each of its 16 characters (2% of a request's CPU).
  */
-const requestIds = monotonicFactory();
+const requestIds = idFactory();
 
 /** A request id the client sent is kept when it is short and plain; else one is made. */
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

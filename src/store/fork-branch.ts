@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { idFactory } from '../ids';
 import { ConflictError, InvalidRequestError, NotFoundError, RecordImportError } from '../errors';
 import {
   relationshipRecord,
@@ -82,7 +82,7 @@ async function branchRecords(
   options: { scope: Scope; target: Scope; branch: StoredMessage[] },
 ): Promise<GraphRecord[]> {
   const { scope, target, branch } = options;
-  const newId = monotonicFactory();
+  const newId = idFactory();
   const ids = new Map(branch.map((turn) => [turn.id, newId()]));
   const copy = (id: string) => ids.get(id) ?? '';
   const vectors = await store.getEmbeddings(

@@ -1,4 +1,4 @@
-import { monotonicFactory } from 'ulid';
+import { idFactory } from '../../ids';
 import { cosineSimilarity } from '../../embeddings/embedder';
 import type { MemoryStore } from '../../store/memory-store';
 import type { TopicWrite } from '../../store/topic-types';
@@ -40,7 +40,7 @@ export interface ClusterTopicsResult {
 /** A topic while the job works on it. */
 type WorkingTopic = TopicWrite;
 
-const nextId = monotonicFactory();
+const nextId = idFactory();
 
 /**
  * Assigns the instance's turns to topics, incrementally and in seq order: each turn joins the

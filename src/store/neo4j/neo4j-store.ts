@@ -1,4 +1,5 @@
 import type { Neo4jConfig } from '../../config/load-config';
+import { idFactory } from '../../ids';
 import type {
   ListMessagesOptions,
   MemoryStore,
@@ -44,7 +45,6 @@ import {
 } from './key-value-queries';
 import * as messages from './message-queries';
 import { Neo4jRunner } from './neo4j-runner';
-import { createIdFactory } from './new-id';
 import { ensureSchema, type VectorStrategy } from './schema';
 import type { ScopedRunner } from './scope-params';
 import { addToolCalls, getToolCall, getToolCallsByMessage } from './tool-call-queries';
@@ -115,7 +115,9 @@ export class Neo4jStore implements MemoryStore {
   constructor(options: Neo4jStoreOptions) {
     this.runner = new Neo4jRunner(options);
     this.clock = options.clock ?? Date.now;
-    this.newId = createIdFactory(this.clock);
+    // Ids follow the store's clock (tests set it), still increasing within a millisecond.
+    const ids = idFactory();
+    this.newId = () => ids(Math.max(Math.floor(this.clock()), 0));
     this.forcedStrategy = options.vectorStrategy ?? null;
     this.exactScanLimit = options.exactScanLimit ?? EXACT_SCAN_LIMIT;
   }

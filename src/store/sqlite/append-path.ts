@@ -1,6 +1,6 @@
-import { monotonicFactory } from 'ulid';
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors';
+import { idFactory } from '../../ids';
 import type { AppendedTurn, NewMessage, Scope } from '../types';
 import { makeSnippet } from './make-snippet';
 import { toStoredMessage, type MessageRow } from './message-row';
@@ -9,7 +9,7 @@ import type { Statements } from './statements';
 
 // Monotonic ids draw fresh randomness once per millisecond and count up within it: a ULID with
 // fresh random characters for every turn cost more than the rest of storing a turn.
-const nextId = monotonicFactory();
+const nextId = idFactory();
 
 /** What appendPath stores: a path of turns below `parentId` (null: a new root). */
 export interface AppendPathInput {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ulid } from 'ulid';
+import { newId } from '../../ids';
 import { NotFoundError } from '../../errors';
 import type { Scope, StoredMessage } from '../types';
 import { makeSnippet } from './make-snippet';
@@ -29,7 +29,7 @@ export function replaceChunks(options: {
   return chunks.map((chunk, index) => {
     const row = statements.insertMessage.get({
       ...params,
-      id: ulid(),
+      id: newId(),
       role: parent.role,
       seq: 0,
       timestamp: parent.timestamp,

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { newId } from '../../ids';
 import { NotFoundError } from '../../errors';
 import type { NewToolCall, Scope, StoredToolCall } from '../types';
 import { toStoredToolCall } from './message-row';
@@ -24,7 +24,7 @@ export function storeToolCalls(options: {
   return calls.map((call) => {
     const row = statements.insertToolCall.get({
       ...params,
-      id: ulid(),
+      id: newId(),
       messageId,
       callId: call.callId,
       toolName: call.toolName,
