@@ -73,13 +73,20 @@ export class RateLimitError extends ProxyError {
 
 /** 502/504: the upstream model server failed or timed out. */
 export class UpstreamError extends ProxyError {
-  constructor(message: string, options: { status: 502 | 504; code?: string; cause?: unknown }) {
+  /**
+   * Whether trying again before the first byte may help: not after a timeout (it already
+   * waited its whole time), nor for a redirect (it would point to the same place again).
+   */
+  readonly retryable: boolean;
+
+  constructor(message: string, options: { status: 502 | 504; code?: string; cause?: unknown; retryable?: boolean }) {
     super(message, {
       status: options.status,
       type: 'upstream_error',
       code: options.code ?? (options.status === 504 ? 'upstream_timeout' : 'upstream_unreachable'),
       cause: options.cause,
     });
+    this.retryable = options.retryable ?? options.status !== 504;
   }
 }
 

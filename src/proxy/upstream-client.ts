@@ -180,7 +180,7 @@ export class UpstreamClient {
       const location = headerOf(response.headers, 'location');
       throw new UpstreamError(
         `upstream answered ${response.statusCode}, a redirect${location ? ` to ${this.redact(location)}` : ''}; set UPSTREAM_BASE_URL to the address that answers`,
-        { status: 502, code: 'upstream_redirect' },
+        { status: 502, code: 'upstream_redirect', retryable: false },
       );
     }
     if (response.statusCode >= 400) {
@@ -313,7 +313,7 @@ function retryDelay(error: unknown, attemptNumber: number): number | null {
     if (retryAfter === null) return backoff;
     return retryAfter > MAX_RETRY_WAIT_MS ? null : retryAfter;
   }
-  if (error instanceof UpstreamError) return error.status === 504 || error.code === 'upstream_redirect' ? null : backoff;
+  if (error instanceof UpstreamError) return error.retryable ? backoff : null;
   return null;
 }
 
