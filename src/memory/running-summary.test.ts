@@ -6,6 +6,7 @@ import { SqliteStore } from '../store/sqlite/sqlite-store';
 import type { MemoryStore } from '../store/memory-store';
 import { countTokens } from '../tokens/count-tokens';
 import { toNewMessage } from './normalize-message';
+import { selectRecentWindow } from './recent-window';
 import { isModelWritten, modelWrittenSummary, runningSummary } from './running-summary';
 
 const TEXT = [
@@ -97,6 +98,54 @@ describe('extractive running summary', () => {
     expect(reads).toBeGreaterThan(0);
     expect(summary?.content).toContain('my locker is number');
     expect(summary!.tokenCount).toBeLessThanOrEqual(400);
+    await store.close();
+  });
+
+  it('folds each newly evicted block into the summary stored before it, all the way back, reading one block', async () => {
+    const store = new SqliteStore({ dataDir: mkdtempSync(path.join(tmpdir(), 'summary-chain-')) });
+    await store.init({ embeddingDimensions: 8 });
+    const scope = { partition: 'p', instance: 'chain' };
+    // Turns of uneven length: window boundaries seldom start exactly on a block's multiple.
+    const turns = await store.appendPath(scope, {
+      parentId: null,
+      messages: Array.from({ length: 400 }, (_, i) =>
+        toNewMessage(
+          { role: i % 2 ? 'assistant' : 'user', content: `Turn ${i} about locker ${100 + i}. ${'More detail here. '.repeat(1 + ((i * 7) % 11))}` },
+          {},
+        ),
+      ),
+    });
+    let reads = 0;
+    const counted = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'getBranch' && property !== 'getSummary') return value;
+        return (...args: unknown[]) => {
+          reads++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    }) as MemoryStore;
+    const windowTokens = 600;
+    let boundaryId = '';
+    let boundaries = 0;
+    let last: { seq: number; content: string; reads: number } | null = null;
+    // The conversation grows a turn at a time; each time the window moves, the summary is built.
+    for (const { message: leaf } of turns.slice(40)) {
+      const window = await selectRecentWindow(store, scope, leaf, windowTokens);
+      const boundary = window.turns[0]!;
+      if (boundary.id === boundaryId) continue;
+      boundaryId = boundary.id;
+      boundaries++;
+      reads = 0;
+      const summary = await runningSummary({ store: counted, scope, boundary, windowTokens, maxTokens: 3000 });
+      last = { seq: boundary.seq, content: summary!.content, reads };
+    }
+    expect(boundaries).toBeGreaterThan(40);
+    // Every turn before the last boundary is counted in its summary, not only the last blocks.
+    expect(last!.content).toContain(`(${last!.seq - 1} turns;`);
+    // The boundary's own summary, one block, and the summary stored where that block starts.
+    expect(last!.reads).toBeLessThanOrEqual(3);
     await store.close();
   });
 });

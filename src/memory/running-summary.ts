@@ -117,7 +117,10 @@ export async function evictedSince(input: {
 
 /**
  * The block of turns the window evicted last before `after`: back from its parent to the first
- * turn starting within half a window (the block size), oldest first.
+ * turn starting at or after the multiple of the block size (half a window) at or below the
+ * parent's start, oldest first. Windows start at such multiples, so that turn is where an
+ * earlier window started and its summary is stored (a boundary turn rarely starts exactly on
+ * a multiple: counting back a whole block from the boundary itself missed it).
  */
 async function blockBefore(input: {
   store: MemoryStore;
@@ -130,36 +133,36 @@ async function blockBefore(input: {
   const { after } = input;
   if (after.parentId === null) return [];
   const block = Math.max(1, Math.floor(input.windowTokens / 2));
-  const start = after.branchTokens - after.tokenCount;
-  const from = Math.max(0, start - block);
   return turnsFrom(
     input.store,
     input.scope,
     after.parentId,
-    from,
-    pageFor(start - from, input.reference),
+    (first) => Math.floor((first.branchTokens - first.tokenCount) / block) * block,
+    pageFor(block, input.reference),
   );
 }
 
 /**
- * Turns from `fromId` back to the first one starting at or after branch offset `from`, oldest
- * first; the first page fetches `firstPage` turns, the likely size of the block.
+ * Turns from `fromId` back to the first one starting at or after branch offset `from` (given
+ * the first turn read), oldest first; the first page fetches `firstPage` turns, the likely
+ * size of the block.
  */
 async function turnsFrom(
   store: MemoryStore,
   scope: Scope,
   fromId: string,
-  from: number,
+  fromOf: (first: StoredMessage) => number,
   firstPage: number,
 ): Promise<StoredMessage[]> {
   const newestFirst: StoredMessage[] = [];
   let cursor: string | null = fromId;
   let limit = firstPage;
+  let from = 0;
   while (cursor !== null) {
     const page = await store.getBranch(scope, cursor, { limit });
     for (const turn of page) {
-      if (turn.branchTokens - turn.tokenCount < from && newestFirst.length > 0)
-        return newestFirst.reverse();
+      if (newestFirst.length === 0) from = fromOf(turn);
+      else if (turn.branchTokens - turn.tokenCount < from) return newestFirst.reverse();
       newestFirst.push(turn);
     }
     cursor = page.length < limit ? null : (page.at(-1)?.parentId ?? null);
