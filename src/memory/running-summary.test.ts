@@ -66,6 +66,22 @@ describe('model-written running summary', () => {
   });
 });
 
+/** The store, counting the branch and summary reads made through it. */
+function countingReads(store: MemoryStore): { store: MemoryStore; reads: number } {
+  const counter = { store, reads: 0 };
+  counter.store = new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property !== 'getBranch' && property !== 'getSummary') return value;
+      return (...args: unknown[]) => {
+        counter.reads++;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return counter;
+}
+
 describe('extractive running summary', () => {
   it('reads nothing when its share cannot hold a single line, and summarises once it can', async () => {
     const store = new SqliteStore({ dataDir: mkdtempSync(path.join(tmpdir(), 'summary-')) });
@@ -78,24 +94,14 @@ describe('extractive running summary', () => {
       ),
     });
     const boundary = turns[50]!.message;
-    let reads = 0;
-    const counted = new Proxy(store, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property !== 'getBranch' && property !== 'getSummary') return value;
-        return (...args: unknown[]) => {
-          reads++;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    }) as MemoryStore;
+    const counted = countingReads(store);
     const summarise = (maxTokens: number) =>
-      runningSummary({ store: counted, scope, boundary, windowTokens: 200, maxTokens });
+      runningSummary({ store: counted.store, scope, boundary, windowTokens: 200, maxTokens });
 
     expect(await summarise(60)).toBeNull();
-    expect(reads).toBe(0);
+    expect(counted.reads).toBe(0);
     const summary = await summarise(400);
-    expect(reads).toBeGreaterThan(0);
+    expect(counted.reads).toBeGreaterThan(0);
     expect(summary?.content).toContain('my locker is number');
     expect(summary!.tokenCount).toBeLessThanOrEqual(400);
     await store.close();
@@ -115,17 +121,7 @@ describe('extractive running summary', () => {
         ),
       ),
     });
-    let reads = 0;
-    const counted = new Proxy(store, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver);
-        if (property !== 'getBranch' && property !== 'getSummary') return value;
-        return (...args: unknown[]) => {
-          reads++;
-          return (value as (...a: unknown[]) => unknown).apply(target, args);
-        };
-      },
-    }) as MemoryStore;
+    const counted = countingReads(store);
     const windowTokens = 600;
     let boundaryId = '';
     let boundaries = 0;
@@ -137,9 +133,9 @@ describe('extractive running summary', () => {
       if (boundary.id === boundaryId) continue;
       boundaryId = boundary.id;
       boundaries++;
-      reads = 0;
-      const summary = await runningSummary({ store: counted, scope, boundary, windowTokens, maxTokens: 3000 });
-      last = { seq: boundary.seq, content: summary!.content, reads };
+      counted.reads = 0;
+      const summary = await runningSummary({ store: counted.store, scope, boundary, windowTokens, maxTokens: 3000 });
+      last = { seq: boundary.seq, content: summary!.content, reads: counted.reads };
     }
     expect(boundaries).toBeGreaterThan(40);
     // Every turn before the last boundary is counted in its summary, not only the last blocks.
