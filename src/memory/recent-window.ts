@@ -69,10 +69,18 @@ export function pageFor(tokens: number, reference: StoredMessage): number {
   return Math.min(MAX_PAGE, Math.max(MIN_PAGE, turns));
 }
 
-/** The branch offset where the window starts: a multiple of half the window. */
+/**
+ * The step a window moves by: half the window. Windows start at its multiples and running
+ * summaries are stored where they start, so the window and the summary walk must share it.
+ */
+export function blockSize(windowTokens: number): number {
+  return Math.max(1, Math.floor(windowTokens / 2));
+}
+
+/** The branch offset where the window starts: a multiple of the block size. */
 export function blockStart(branchTokens: number, windowTokens: number): number {
   if (branchTokens <= windowTokens) return 0;
-  const block = Math.max(1, Math.floor(windowTokens / 2));
+  const block = blockSize(windowTokens);
   return Math.ceil((branchTokens - windowTokens) / block) * block;
 }
 

@@ -1,7 +1,7 @@
 import type { MemoryStore } from '../store/memory-store';
 import type { BranchSummary, Scope, StoredMessage } from '../store/types';
 import { countTokens, countTokensCached } from '../tokens/count-tokens';
-import { pageFor } from './recent-window';
+import { blockSize, pageFor } from './recent-window';
 
 /** Blocks folded at most when no earlier summary is stored (older turns stay searchable). */
 const MAX_BLOCKS_TO_FOLD = 12;
@@ -132,7 +132,7 @@ async function blockBefore(input: {
 }): Promise<StoredMessage[]> {
   const { after } = input;
   if (after.parentId === null) return [];
-  const block = Math.max(1, Math.floor(input.windowTokens / 2));
+  const block = blockSize(input.windowTokens);
   return turnsFrom(
     input.store,
     input.scope,
