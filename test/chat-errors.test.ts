@@ -177,6 +177,13 @@ describe('errors in OpenAI shape', () => {
     expect(body.data.length).toBeGreaterThan(0);
     expect(upstream.requests.at(-1)!.headers['authorization']).toBe('Bearer sk-x');
   });
+
+  it('answers 502 when upstream redirects the model listing, as it does for chat', async () => {
+    upstream.onModels({ kind: 'raw', status: 302, body: '', headers: { location: 'https://models.example/v1/models' } });
+    const response = await fetch(`${proxy.baseUrl(scope.partition, scope.instance)}/models`);
+    const body = await expectError(response, 502, { code: 'upstream_redirect' });
+    expect(body.error.message).toContain('https://models.example/v1/models');
+  });
 });
 
 /** A port nothing listens on. */

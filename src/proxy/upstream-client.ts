@@ -142,11 +142,26 @@ export class UpstreamClient {
       headers,
       signal,
     });
+    await this.refuseRedirect(response);
     return {
       status: response.statusCode,
       headers: relayHeaders(response.headers),
       body: await response.body.text(),
     };
+  }
+
+  /**
+   * A redirect is an error, not an answer: following it would send the conversation (and the
+   * key) to another address, or for 301/302 turn the request into a GET.
+   */
+  private async refuseRedirect(response: UpstreamResponse): Promise<void> {
+    if (response.statusCode < 300 || response.statusCode >= 400) return;
+    await response.body.dump().catch(() => undefined);
+    const location = headerOf(response.headers, 'location');
+    throw new UpstreamError(
+      `upstream answered ${response.statusCode}, a redirect${location ? ` to ${this.redact(location)}` : ''}; set UPSTREAM_BASE_URL to the address that answers`,
+      { status: 502, code: 'upstream_redirect', retryable: false },
+    );
   }
 
   /** Removes the proxy's own upstream key from text that goes back to a client (an echoing error body). */
@@ -174,15 +189,7 @@ export class UpstreamClient {
       body: JSON.stringify(call.body),
       signal,
     });
-    if (response.statusCode >= 300 && response.statusCode < 400) {
-      // Following it would resend the conversation to another address (or, for 301/302, as a GET).
-      await response.body.dump().catch(() => undefined);
-      const location = headerOf(response.headers, 'location');
-      throw new UpstreamError(
-        `upstream answered ${response.statusCode}, a redirect${location ? ` to ${this.redact(location)}` : ''}; set UPSTREAM_BASE_URL to the address that answers`,
-        { status: 502, code: 'upstream_redirect', retryable: false },
-      );
-    }
+    await this.refuseRedirect(response);
     if (response.statusCode >= 400) {
       throw new UpstreamHttpError(
         response.statusCode,
