@@ -48,6 +48,8 @@ async function indexEntries(
   }
   const runner = new Neo4jRunner(neo4jTestConfig()!);
   try {
+    // The full-text index takes writes in the background; what it will hold is what counts.
+    await runner.read('CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()');
     const text = await runner.read(
       `CALL db.index.fulltext.queryNodes('message_content_scoped', $word) YIELD node WHERE node.id = $id RETURN count(node) AS count`,
       { word: probe.word, id: probe.id },

@@ -81,7 +81,8 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
       indexes: await runner.read(
         `SHOW INDEXES YIELD name, type, state, properties, options
          WHERE type IN ['RANGE', 'FULLTEXT', 'VECTOR']
-         RETURN name, type, state, properties, options.indexConfig['vector.dimensions'] AS dimensions
+         RETURN name, type, state, properties, options.indexConfig['vector.dimensions'] AS dimensions,
+                options.indexConfig['fulltext.eventually_consistent'] AS eventuallyConsistent
          ORDER BY name`,
       ),
     });
@@ -119,6 +120,10 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
       'toolcall_text',
     ]) {
       expect(byName.get(name), name).toMatchObject({ state: 'ONLINE' });
+    }
+    // Writes do not wait for full-text indexing; a search waits unless told it need not.
+    for (const name of ['message_content_scoped', 'toolcall_text']) {
+      expect(byName.get(name), name).toMatchObject({ type: 'FULLTEXT', eventuallyConsistent: true });
     }
     const vector = byName.get('message_embedding');
     expect(vector).toMatchObject({ type: 'VECTOR', state: 'ONLINE', dimensions: TEST_DIMENSIONS });

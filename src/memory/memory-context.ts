@@ -52,6 +52,8 @@ export function createMemoryContext(deps: MemoryContextDeps) {
         text: query.content,
         vector: vector ?? null,
         limit: deps.config.retrievalLimit,
+        // Turns stored moments ago are the newest, which the recent window holds first.
+        fresh: false,
       });
     };
     // A branch longer than the whole budget leaves turns out for sure: the searches for its

@@ -57,6 +57,11 @@ export interface RetrieveInput {
   /** Turns to leave out (those already in the recent window). */
   exclude: Set<string>;
   limit: number;
+  /**
+   * False when the turns stored in the last moments need not be found (they are in the
+   * caller's recent window): full-text search then skips waiting for their indexing.
+   */
+  fresh?: boolean;
 }
 
 /** What the vector and full-text searches found, loaded: the first half of a retrieval. */
@@ -100,7 +105,7 @@ export async function searchCandidates(input: Omit<RetrieveInput, 'exclude'>): P
   const k = Math.max(PER_RETRIEVER, Math.ceil(input.limit / 2));
   const [vectorHits, textHits] = await Promise.all([
     input.vector ? store.vectorSearch(scope, input.vector, { k, withMessages: true }) : Promise.resolve([]),
-    input.text.trim() ? store.fullTextSearch(scope, keywordsOf(input.text), { k, withMessages: true }) : Promise.resolve([]),
+    input.text.trim() ? store.fullTextSearch(scope, keywordsOf(input.text), { k, withMessages: true, fresh: input.fresh !== false }) : Promise.resolve([]),
   ]);
   const vectorMatches = vectorHits.filter((hit) => hit.kind === 'message' && hit.score > VECTOR_SCORE_FLOOR);
   const vectorList = vectorMatches.map((hit) => ({

@@ -152,8 +152,13 @@ export interface MemoryStore {
   clearEmbeddings(): Promise<void>;
   /** Nearest neighbours by cosine similarity (the score, -1..1) within the scope (messages and chunks; tool calls on request). */
   vectorSearch(scope: Scope, vector: number[], options: VectorSearchOptions): Promise<VectorHit[]>;
-  /** BM25 full-text search over message content within the scope; the text is user text, never syntax. */
-  fullTextSearch(scope: Scope, text: string, options: { k: number; withMessages?: boolean }): Promise<ScoredId[]>;
+  /**
+   * BM25 full-text search over message content within the scope; the text is user text, never
+   * syntax. `fresh: false` lets a store with background indexing (Neo4j) answer without waiting
+   * for the turns stored in the last moments to be indexed, which it may then miss; by default
+   * every turn stored before the call can be found.
+   */
+  fullTextSearch(scope: Scope, text: string, options: { k: number; withMessages?: boolean; fresh?: boolean }): Promise<ScoredId[]>;
 
   /** Adds or updates `(from)-[:SYNAPSE {score}]->(to)` links. */
   addSynapses(scope: Scope, synapses: Synapse[]): Promise<void>;

@@ -224,6 +224,21 @@ export function describeSearchContract(getStore: StoreGetter, factory: StoreFact
       expect(ids(await store.fullTextSearch(scope, 'relevant', { k: 10 }))).toEqual([none!.id]);
     });
 
+    it('finds a stored turn without waiting for fresh indexing once that has caught up', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      const word = uniqueWord();
+      const [target] = await append(store, scope, null, [turn('user', `The ${word} is here.`)]);
+      // A store that indexes words in the background may miss the turn for a moment, no longer.
+      const deadline = Date.now() + 10_000;
+      let found = await store.fullTextSearch(scope, word, { k: 5, fresh: false });
+      while (found.length === 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        found = await store.fullTextSearch(scope, word, { k: 5, fresh: false });
+      }
+      expect(ids(found)).toEqual([target!.id]);
+    });
+
     it('takes query syntax in user text as plain words, never throwing', async () => {
       const store = getStore();
       const scope = freshScope();

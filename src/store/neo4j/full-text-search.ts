@@ -53,15 +53,17 @@ export function toScopedLuceneQuery(scope: { partition: string; instance: string
  */
 export async function fullTextSearch(
   scoped: ScopedRunner,
-  options: { text: string; k: number; withMessages: boolean },
+  options: { text: string; k: number; withMessages: boolean; fresh: boolean },
 ): Promise<ScoredId[]> {
   const { runner, scope } = scoped;
   const query = toScopedLuceneQuery(scope, options.text);
   if (query === null || options.k <= 0) return [];
   const rows = await runner.read(
-    // The index ranks only the top `limit` (room for soft-deleted turns dropped below) instead
-    // of sorting every match of the scope.
-    `CALL db.index.fulltext.queryNodes('${INDEX_NAMES.messageText}', $query, {limit: $limit}) YIELD node, score
+    // The index is eventually consistent (schema.ts): a fresh search first waits for the updates
+    // it has queued, so it finds every turn stored before it. The index ranks only the top
+    // `limit` (room for soft-deleted turns dropped below) instead of sorting every match.
+    `${options.fresh ? 'CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()' : ''}
+     CALL db.index.fulltext.queryNodes('${INDEX_NAMES.messageText}', $query, {limit: $limit}) YIELD node, score
      WHERE node.partition = $partition AND node.instance = $instance AND node.deleted = false
      RETURN node.id AS id, score, ${projectMessageIfWanted('node')} AS message
      LIMIT $k`,

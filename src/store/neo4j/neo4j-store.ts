@@ -299,12 +299,13 @@ export class Neo4jStore implements MemoryStore {
   async fullTextSearch(
     scope: Scope,
     text: string,
-    options: { k: number; withMessages?: boolean },
+    options: { k: number; withMessages?: boolean; fresh?: boolean },
   ): Promise<ScoredId[]> {
     return fullTextSearch(this.at(scope), {
       text,
       k: options.k,
       withMessages: options.withMessages === true,
+      fresh: options.fresh !== false,
     });
   }
 
