@@ -5,6 +5,7 @@
  * end are taken relative to its request's start. Prints, per call in the order a request makes
  * them, the median start and end over the requests, and how many requests made it.
  *   npm run bench:timeline -- [--stores sqlite,neo4j] [--turns 10000] [--requests 150]
+ *     [--scope partition/instance]   (an instance already stored: nothing is loaded or purged)
  * Not part of `npm run bench`: a profiling aid, not a figure to report.
  */
 import { createApp } from '../src/app';
@@ -34,6 +35,7 @@ const options = parseArguments(process.argv.slice(2));
 const turns = Number(options.get('turns') ?? 10_000);
 const requests = Number(options.get('requests') ?? 150);
 const warmup = Number(options.get('warmup') ?? 20);
+const reused = options.get('scope')?.split('/');
 
 for (const storeName of storeList(options.get('stores') ?? 'sqlite')) await runStore(storeName);
 closeConnections();
@@ -47,11 +49,10 @@ interface Span {
 
 async function runStore(storeName: StoreName): Promise<void> {
   const bench = await openBenchStore(storeName);
-  const scope: Scope = {
-    partition: `bench-timeline-${Date.now().toString(36)}`,
-    instance: 'timeline',
-  };
-  if (turns > 0)
+  const scope: Scope = reused
+    ? { partition: reused[0] ?? '', instance: reused[1] ?? '' }
+    : { partition: `bench-timeline-${Date.now().toString(36)}`, instance: 'timeline' };
+  if (!reused && turns > 0)
     await bulkLoad({
       store: bench.store,
       dimensions: BENCH_DIMENSIONS,
@@ -111,7 +112,7 @@ async function runStore(storeName: StoreName): Promise<void> {
   }
   await background.stop();
   await upstream.close();
-  await bench.dispose([scope]);
+  await bench.dispose(reused ? [] : [scope]);
   report(storeName, requestTimelines);
   process.exit(0);
 }

@@ -47,6 +47,7 @@ import * as messages from './message-queries';
 import { Neo4jRunner } from './neo4j-runner';
 import { ensureSchema, type VectorStrategy } from './schema';
 import type { ScopedRunner } from './scope-params';
+import { ScopeShares } from './scope-share';
 import { addToolCalls, getToolCall, getToolCallsByMessage } from './tool-call-queries';
 import { EXACT_SCAN_LIMIT, vectorSearch } from './vector-search';
 import { exportGraph } from '../export-graph';
@@ -111,6 +112,7 @@ export class Neo4jStore implements MemoryStore {
   private agent = '';
   private readonly forcedStrategy: 'scoped' | null;
   private readonly exactScanLimit: number;
+  private readonly shares: ScopeShares;
 
   constructor(options: Neo4jStoreOptions) {
     this.runner = new Neo4jRunner(options);
@@ -120,6 +122,7 @@ export class Neo4jStore implements MemoryStore {
     this.newId = () => ids(Math.max(Math.floor(this.clock()), 0));
     this.forcedStrategy = options.vectorStrategy ?? null;
     this.exactScanLimit = options.exactScanLimit ?? EXACT_SCAN_LIMIT;
+    this.shares = new ScopeShares(this.runner);
   }
 
   /** The vector search strategy init chose for this server (for health output and tests). */
@@ -281,6 +284,7 @@ export class Neo4jStore implements MemoryStore {
       strategy: this.strategy,
       dimensions: this.dimensions,
       exactScanLimit: this.exactScanLimit,
+      share: this.strategy === 'filtered' ? await this.shares.of(scope) : 0,
     };
     try {
       return await vectorSearch(input);
@@ -301,11 +305,13 @@ export class Neo4jStore implements MemoryStore {
     text: string,
     options: { k: number; withMessages?: boolean; fresh?: boolean },
   ): Promise<ScoredId[]> {
+    if (options.k <= 0) return [];
     return fullTextSearch(this.at(scope), {
       text,
       k: options.k,
       withMessages: options.withMessages === true,
       fresh: options.fresh !== false,
+      share: await this.shares.of(scope),
     });
   }
 
