@@ -1,0 +1,159 @@
+/**
+ * Search plans on Neo4j: the full-text and vector searches of one instance, with the scope inside
+ * the index query (the plan for an instance that is a small part of the store) and without it,
+ * over-fetched and kept to the scope afterwards (the plan from a tenth of the store up), on the
+ * same questions, the two plans alternating. The instance grows through the sizes given.
+ *   npm run bench:search-plans -- [--sizes 100000,1000000] [--questions 100]
+ */
+import { LocalEmbedder } from '../src/embeddings/local-embedder';
+import { fullTextSearch } from '../src/store/neo4j/full-text-search';
+import { Neo4jRunner } from '../src/store/neo4j/neo4j-runner';
+import type { Neo4jStore } from '../src/store/neo4j/neo4j-store';
+import { vectorSearch } from '../src/store/neo4j/vector-search';
+import type { Scope } from '../src/store/types';
+import {
+  BENCH_DIMENSIONS,
+  benchNeo4jConfig,
+  numberList,
+  openBenchStore,
+  parseArguments,
+} from './perf/bench-store';
+import { bulkLoad } from './perf/bulk-load';
+import { Corpus } from './perf/corpus';
+import { ms, summarize } from './perf/percentiles';
+import { startReport, writeReport } from './perf/report';
+
+const options = parseArguments(process.argv.slice(2));
+const sizes = numberList(options.get('sizes'), [1e5, 1e6]);
+const questions = Number(options.get('questions') ?? 100);
+const warmup = 10;
+const K = 40;
+
+const machine = startReport();
+const bench = await openBenchStore('neo4j');
+const store = bench.store as Neo4jStore;
+const runner = new Neo4jRunner(benchNeo4jConfig());
+const embedder = new LocalEmbedder({ dimensions: BENCH_DIMENSIONS });
+const scope: Scope = { partition: `bench-plans-${Date.now().toString(36)}`, instance: 'one' };
+const corpus = new Corpus(4242);
+const texts = Array.from({ length: questions + warmup }, () => corpus.question());
+const vectors = await embedder.embed(texts);
+
+type Plan = { name: string; run: (index: number) => Promise<unknown[]> };
+const plans = (shareUnscoped: number): [Plan, Plan][] => {
+  const text = (share: number) => (index: number) =>
+    fullTextSearch(
+      { runner, scope },
+      { text: texts[index]!, k: K, withMessages: true, fresh: false, share },
+    );
+  const vector = (share: number) => (index: number) =>
+    vectorSearch({
+      runner,
+      scope,
+      vector: vectors[index]!,
+      k: K,
+      includeToolCalls: false,
+      withMessages: true,
+      strategy: store.vectorStrategy,
+      dimensions: BENCH_DIMENSIONS,
+      exactScanLimit: 5_000,
+      share,
+    });
+  return [
+    [
+      { name: 'full text, scope in the query', run: text(0) },
+      { name: 'full text, scope kept afterwards', run: text(shareUnscoped) },
+    ],
+    [
+      { name: 'vector, filter in the index', run: vector(0) },
+      { name: 'vector, scope kept afterwards', run: vector(shareUnscoped) },
+    ],
+  ];
+};
+
+const rows: (string | number)[][] = [];
+let stored = 0;
+let leaf = '';
+for (const size of sizes) {
+  const load = await bulkLoad({
+    store,
+    dimensions: BENCH_DIMENSIONS,
+    scopes: [scope],
+    turnsPerScope: size - stored,
+    firstTurn: stored,
+    continueFrom: stored > 0 ? [leaf] : undefined,
+    label: `neo4j to ${size}`,
+  });
+  leaf = load.leaves[0]!;
+  stored = size;
+  const [counted] = await runner.read('MATCH (m:Message) RETURN count(m) AS total');
+  const share = Math.min(1, size / Number(counted?.['total'] ?? size));
+  for (const [first, second] of plans(share)) {
+    const times = new Map<string, number[]>([
+      [first.name, []],
+      [second.name, []],
+    ]);
+    for (let index = 0; index < texts.length; index++) {
+      // Alternating which plan goes first, so neither always meets the other's warm caches.
+      const order = index % 2 === 0 ? [first, second] : [second, first];
+      for (const plan of order) {
+        const started = performance.now();
+        const hits = await plan.run(index);
+        if (index >= warmup) times.get(plan.name)!.push(performance.now() - started);
+        if (hits.length === 0) throw new Error(`${plan.name}: no hits for question ${index}`);
+      }
+    }
+    const a = summarize(times.get(first.name)!);
+    const b = summarize(times.get(second.name)!);
+    rows.push([
+      size,
+      share.toFixed(2),
+      first.name,
+      ms(a.p50),
+      ms(a.p99),
+      second.name,
+      ms(b.p50),
+      ms(b.p99),
+      (a.p50 / b.p50).toFixed(1),
+    ]);
+  }
+}
+await runner.close();
+await bench.dispose([scope]);
+
+writeReport(
+  {
+    name: 'search-plans-neo4j',
+    title: 'Neo4j search plans by the instance share of the store',
+    command: `npm run bench:search-plans -- --sizes ${sizes.join(',')} --questions ${questions}`,
+    store: bench.description,
+    embedder: `${embedder.model}:${embedder.dimensions}`,
+    conditions: {
+      questions: `${questions} per row after ${warmup} warm-up, the two plans alternating; k ${K}, hits with their turns`,
+      instance:
+        'one, grown through the sizes (the store held nothing else unless another run left data)',
+    },
+    tables: [
+      {
+        title: 'Search time (ms)',
+        columns: [
+          'turns in the instance',
+          'share of the store',
+          'plan A',
+          'A p50',
+          'A p99',
+          'plan B',
+          'B p50',
+          'B p99',
+          'A/B p50',
+        ],
+        rows,
+      },
+    ],
+    notes: [
+      "plan B is what the store uses from a share of 0.1 up (scope-share.ts); it falls back to plan A when its over-fetch held fewer than k of the instance's hits.",
+    ],
+  },
+  machine,
+);
+process.exit(0);
