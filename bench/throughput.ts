@@ -76,9 +76,9 @@ async function runStore(storeName: StoreName): Promise<void> {
     await proxy.drain();
     firstRequests.push(...(await firstRequestOfEach(proxy, streamScopes)));
     await proxy.drain();
-    phases.push(await runPhase({ proxy, scopes: jsonScopes, stream: false, label: `${clients} clients, non-streaming` }));
+    phases.push(await proxy.profiled('json', () => runPhase({ proxy, scopes: jsonScopes, stream: false, label: `${clients} clients, non-streaming` })));
     await proxy.drain();
-    phases.push(await runPhase({ proxy, scopes: streamScopes, stream: true, label: `${streams} concurrent streams` }));
+    phases.push(await proxy.profiled('streams', () => runPhase({ proxy, scopes: streamScopes, stream: true, label: `${streams} concurrent streams` })));
     await proxy.drain();
   } finally {
     clearInterval(resetTimer);

@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Scope } from '../../src/store/types';
 import type { ProxyCommand } from './proxy-process';
@@ -14,6 +15,10 @@ export interface ProxyChild {
   warm(scopes: Scope[]): Promise<{ ms: number | null }>;
   /** Waits until the proxy's background jobs (embeddings, synapses) are done. */
   drain(): Promise<void>;
+  /** Starts a V8 CPU profile of the proxy process. */
+  startProfile(): Promise<void>;
+  /** Stops the profile and writes it (a .cpuprofile file for Chrome DevTools) to `path`. */
+  stopProfile(path: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -21,8 +26,7 @@ export interface ProxyChild {
 export async function startProxyChild(env: Record<string, string>): Promise<ProxyChild> {
   const child: ChildProcess = fork(ENTRY, [], {
     env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...env },
-    // BENCH_CPU_PROF_DIR=<dir> writes a V8 CPU profile of the proxy process (node --cpu-prof).
-    execArgv: ['--import', 'tsx', ...(process.env['BENCH_CPU_PROF_DIR'] ? ['--cpu-prof', `--cpu-prof-dir=${process.env['BENCH_CPU_PROF_DIR']}`] : [])],
+    execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -38,7 +42,7 @@ export async function startProxyChild(env: Record<string, string>): Promise<Prox
       else waiter?.resolve(message.result);
     });
   });
-  const ask = <T>(command: { type: ProxyCommand['type']; scopes?: Scope[] }): Promise<T> =>
+  const ask = <T>(command: { type: ProxyCommand['type']; scopes?: Scope[]; path?: string }): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -49,6 +53,8 @@ export async function startProxyChild(env: Record<string, string>): Promise<Prox
     stats: () => ask({ type: 'stats' }),
     warm: (scopes) => ask({ type: 'warm', scopes }),
     drain: () => ask({ type: 'drain' }),
+    startProfile: () => ask({ type: 'profile-start' }),
+    stopProfile: (path) => ask({ type: 'profile-stop', path }),
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
@@ -70,6 +76,12 @@ export interface ProxyGroup {
   stats(): Promise<{ rss: number; background: number }>;
   warm(scopes: Scope[]): Promise<void>;
   drain(): Promise<void>;
+  /**
+   * With BENCH_CPU_PROF_DIR=<dir> set, runs `work` under a V8 CPU profile of every process and
+   * writes <dir>/<label>-<process>.cpuprofile; without it, just runs `work`. Profiling only the
+   * timed load keeps start-up, seeding and cold caches out of the profile.
+   */
+  profiled<T>(label: string, work: () => Promise<T>): Promise<T>;
   stop(): Promise<void>;
 }
 
@@ -93,6 +105,17 @@ export async function startProxyGroup(env: Record<string, string>, count: number
     },
     async drain() {
       await Promise.all(children.map((child) => child.drain()));
+    },
+    async profiled(label, work) {
+      const directory = process.env['BENCH_CPU_PROF_DIR'];
+      if (!directory) return work();
+      await Promise.all(children.map((child) => child.startProfile()));
+      try {
+        return await work();
+      } finally {
+        const name = label.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
+        await Promise.all(children.map((child, slot) => child.stopProfile(join(directory, `${name}-${slot}.cpuprofile`))));
+      }
     },
     async stop() {
       await Promise.all(children.map((child) => child.stop()));
