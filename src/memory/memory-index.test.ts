@@ -153,6 +153,27 @@ describe('memory index formats', () => {
     expect(second.tokens).toBeGreaterThan(first.tokens + 50);
   });
 
+  it('still lists a short turn after two that did not fit, and stops looking after three', () => {
+    const long = (seq: number): RetrievedTurn => ({
+      message: turn(seq, `${'a long digression about the weather and the garden '.repeat(8)}end`),
+      score: 0.8,
+      sources: ['vector'],
+    });
+    const short: RetrievedTurn = { message: turn(90, 'My locker code is 4471.'), score: 0.5, sources: ['fulltext'] };
+    const format = (turnedAway: number) =>
+      formatMemoryIndex({
+        hits: [...Array.from({ length: turnedAway }, (_, i) => long(10 + i)), short],
+        memoryCount: 40,
+        thresholds: DEFAULT_THRESHOLDS,
+        // The header and the short turn fit; a long turn fits neither in full nor by its snippet.
+        snippetLength: 300,
+        maxTokens: 110,
+      });
+    expect(format(2)?.message.content).toContain('My locker code is 4471.');
+    expect(format(2)?.shownIds).toEqual(['m90']);
+    expect(format(3)).toBeNull();
+  });
+
   it('gives nothing when nothing fits', () => {
     expect(
       formatMemoryIndex({

@@ -19,6 +19,13 @@ export interface IndexThresholds {
 export const DEFAULT_THRESHOLDS: IndexThresholds = { full: 50, snippets: 500, clusters: 5000 };
 /** More characters a token never averages over an index entry. */
 const MAX_CHARACTERS_PER_TOKEN = 8;
+/**
+ * Entries in a row that fit in neither form after which the index counts as full. Near the end
+ * of its tokens every remaining entry was tokenized only to be turned away: two in three of the
+ * lines a request tokenized (64 busy conversations, bench/throughput.ts), and tokenizing was a
+ * seventh of the proxy's CPU.
+ */
+const MAX_TURNED_AWAY_IN_A_ROW = 3;
 /** Best-matching turns quoted for each cluster. */
 const CLUSTER_SAMPLES = 3;
 /** Turns of a cluster lie within this many sequence numbers of each other. */
@@ -71,11 +78,16 @@ export function formatMemoryIndex(input: MemoryIndexInput): MemoryIndex | null {
   const lines: string[] = [];
   const shown: string[] = [];
   let tokens = countTokensCached(header) + 6;
+  let turnedAway = 0;
   for (const entry of entries) {
     const form = [entry.full, entry.shorter].find(
       (candidate): candidate is Line => candidate !== undefined && fits(candidate, input.maxTokens - tokens),
     );
-    if (form === undefined) continue;
+    if (form === undefined) {
+      if (++turnedAway === MAX_TURNED_AWAY_IN_A_ROW) break;
+      continue;
+    }
+    turnedAway = 0;
     lines.push(form.text);
     shown.push(...entry.ids);
     tokens += countTokensCached(form.text, form.key) + 1;
