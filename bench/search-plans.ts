@@ -9,6 +9,7 @@ import { LocalEmbedder } from '../src/embeddings/local-embedder';
 import { fullTextSearch } from '../src/store/neo4j/full-text-search';
 import { Neo4jRunner } from '../src/store/neo4j/neo4j-runner';
 import type { Neo4jStore } from '../src/store/neo4j/neo4j-store';
+import { ScopeShares } from '../src/store/neo4j/scope-share';
 import { vectorSearch } from '../src/store/neo4j/vector-search';
 import type { Scope } from '../src/store/types';
 import {
@@ -86,8 +87,8 @@ for (const size of sizes) {
   });
   leaf = load.leaves[0]!;
   stored = size;
-  const [counted] = await runner.read('MATCH (m:Message) RETURN count(m) AS total');
-  const share = Math.min(1, size / Number(counted?.['total'] ?? size));
+  // As the store plans: a new ScopeShares, since one remembers a share for a minute.
+  const share = await new ScopeShares(runner).of(scope);
   for (const [first, second] of plans(share)) {
     const times = new Map<string, number[]>([
       [first.name, []],

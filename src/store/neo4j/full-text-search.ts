@@ -2,7 +2,7 @@ import type { ScoredId } from '../types';
 import { optionalMessage, projectMessageIfWanted, toNumber } from './map-record';
 import { INDEX_NAMES } from './schema';
 import { integerParam, scopeParams, type ScopedRunner } from './scope-params';
-import { UNSCOPED_SHARE } from './scope-share';
+import { keepToScope, keptOrShort, UNSCOPED_SHARE } from './scope-share';
 
 /** At most this many distinct words go into one query: a pasted document must not become a huge OR. */
 export const MAX_QUERY_TERMS = 64;
@@ -82,9 +82,8 @@ export async function fullTextSearch(
   return scopedSearch(scoped, options);
 }
 
-// The index ranks only the top `limit` (room for soft-deleted turns dropped below) instead of
-// sorting every match. The index is eventually consistent (schema.ts): a fresh search first
-// waits for the updates it has queued, so it finds every turn stored before it.
+// The index is eventually consistent (schema.ts): a fresh search first waits for the updates it
+// has queued, so it finds every turn stored before it.
 function refresh(options: FullTextSearchOptions): string {
   return options.fresh ? 'CALL db.index.fulltext.awaitEventuallyConsistentIndexRefresh()' : '';
 }
@@ -96,6 +95,8 @@ async function scopedSearch(
   const { runner, scope } = scoped;
   const query = toScopedLuceneQuery(scope, options.text);
   if (query === null) return [];
+  // The index ranks only the top `limit` (room for soft-deleted turns dropped below) instead of
+  // sorting every match.
   const rows = await runner.read(
     `${refresh(options)}
      CALL db.index.fulltext.queryNodes('${INDEX_NAMES.messageText}', $query, {limit: $limit}) YIELD node, score
@@ -128,12 +129,7 @@ async function unscopedSearch(
   const rows = await runner.read(
     `${refresh(options)}
      CALL db.index.fulltext.queryNodes('${INDEX_NAMES.messageText}', $query, {limit: $limit}) YIELD node, score
-     WITH count(*) AS seen,
-          collect(CASE WHEN node.partition = $partition AND node.instance = $instance AND node.deleted = false
-                       THEN {node: node, score: score} END) AS kept
-     UNWIND CASE WHEN size(kept) = 0 THEN [null] ELSE kept END AS hit
-     WITH seen, hit ORDER BY hit.score DESC LIMIT $k
-     WITH seen, hit.node AS node, hit.score AS score
+     ${keepToScope('node', 'score', 'node.partition = $partition AND node.instance = $instance AND node.deleted = false')}
      RETURN seen, node.id AS id, score, CASE WHEN node IS NULL THEN null ELSE ${projectMessageIfWanted('node')} END AS message`,
     {
       ...scopeParams(scope),
@@ -143,9 +139,8 @@ async function unscopedSearch(
       withMessages: options.withMessages,
     },
   );
-  const seen = toNumber(rows[0]?.['seen']) ?? 0;
-  const hits = toHits(rows.filter((row) => row['id'] !== null && row['id'] !== undefined));
-  return hits.length >= options.k || seen < limit ? hits : null;
+  const kept = keptOrShort(rows, options.k, limit);
+  return kept && toHits(kept);
 }
 
 function toHits(rows: Record<string, unknown>[]): ScoredId[] {

@@ -1,6 +1,6 @@
 import type { Scope } from '../types';
 import { toNumber } from './map-record';
-import type { Neo4jRunner } from './neo4j-runner';
+import type { Neo4jRunner, Row } from './neo4j-runner';
 import { scopeParams } from './scope-params';
 
 /** A share is read again after this long: instances grow slowly next to the time a search takes. */
@@ -56,4 +56,29 @@ export class ScopeShares {
     const total = toNumber(row?.['total']) ?? 0;
     return total > 0 ? Math.min(1, turns / total) : 0;
   }
+}
+
+/**
+ * The Cypher that follows a whole-store index call of the unscoped plan, which yields `node` and
+ * `score` for the index's best `$limit`: counts them as `seen` and keeps the best `$k` of those
+ * that pass `condition` (the scope), one row each, with `seen` on every row. When none pass, one
+ * row with a null node still carries `seen`, which keptOrShort needs.
+ */
+export function keepToScope(node: string, score: string, condition: string): string {
+  return `WITH count(*) AS seen,
+          collect(CASE WHEN ${condition} THEN {node: ${node}, score: ${score}} END) AS kept
+     UNWIND CASE WHEN size(kept) = 0 THEN [null] ELSE kept END AS hit
+     WITH seen, hit ORDER BY hit.score DESC LIMIT $k
+     WITH seen, hit.node AS ${node}, hit.score AS ${score}`;
+}
+
+/**
+ * The rows of an unscoped search (keepToScope) with an id, or null when the over-fetch fell
+ * short: fewer than k were the scope's while the index returned all `limit` it was asked for, so
+ * more of the scope's may lie further down and the scoped plan must run instead.
+ */
+export function keptOrShort(rows: Row[], k: number, limit: number): Row[] | null {
+  const seen = toNumber(rows[0]?.['seen']) ?? 0;
+  const hits = rows.filter((row) => row['id'] !== null && row['id'] !== undefined);
+  return hits.length >= k || seen < limit ? hits : null;
 }

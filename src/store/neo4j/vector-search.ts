@@ -4,7 +4,7 @@ import { optionalMessage, projectMessageIfWanted, toNumber } from './map-record'
 import type { Neo4jRunner, Row } from './neo4j-runner';
 import { INDEX_NAMES, type VectorStrategy } from './schema';
 import { integerParam, scopeParams } from './scope-params';
-import { UNSCOPED_SHARE } from './scope-share';
+import { keepToScope, keptOrShort, UNSCOPED_SHARE } from './scope-share';
 
 /** Inputs of vectorSearch. */
 export interface VectorSearchInput {
@@ -137,11 +137,7 @@ async function unfilteredSearch(input: VectorSearchInput, target: Target): Promi
     `CYPHER 25
      MATCH (n:${target.label})
        SEARCH n IN (VECTOR INDEX ${target.index} FOR $vector LIMIT $limit) SCORE AS approximate
-     WITH count(*) AS seen,
-          collect(CASE WHEN ${target.inIndexFilter} AND ${target.live} THEN {node: n, score: approximate} END) AS kept
-     UNWIND CASE WHEN size(kept) = 0 THEN [null] ELSE kept END AS hit
-     WITH seen, hit ORDER BY hit.score DESC LIMIT $k
-     WITH seen, hit.node AS n
+     ${keepToScope('n', 'approximate', `${target.inIndexFilter} AND ${target.live}`)}
      RETURN seen, n.id AS id, ${EXACT_SCORE}, true AS live,
             CASE WHEN n IS NULL THEN null ELSE ${target.load} END AS message`,
     {
@@ -152,9 +148,7 @@ async function unfilteredSearch(input: VectorSearchInput, target: Target): Promi
       withMessages: input.withMessages,
     },
   );
-  const seen = toNumber(rows[0]?.['seen']) ?? 0;
-  const hits = rows.filter((row) => row['id'] !== null && row['id'] !== undefined);
-  return hits.length >= input.k || seen < limit ? hits : null;
+  return keptOrShort(rows, input.k, limit);
 }
 
 /**
