@@ -1,7 +1,6 @@
 import { InvalidRequestError } from '../errors';
 import type { MemoryStore } from '../store/memory-store';
 import type { Scope, StoredMessage } from '../store/types';
-import { countMessagesTokens, REPLY_PRIMER_TOKENS } from '../tokens/count-tokens';
 import { selectRecentWindow } from './recent-window';
 
 /** A block of context placed between the system messages and the window (core memory, summary). */
@@ -16,6 +15,8 @@ export interface BuildContextInput {
   scope: Scope;
   /** The client's system (and developer) messages, kept unchanged and first. */
   systemMessages: Record<string, unknown>[];
+  /** Their tokens with the reply primer, as countMessagesTokens counts them (counted once per request). */
+  systemTokens: number;
   /** The last turn of the request; null when the instance has no turns at all. */
   leaf: StoredMessage | null;
   /** Tokens the messages sent upstream may use in all. */
@@ -67,10 +68,10 @@ export interface BuiltContext {
  * exceeds the budget; a request whose own newest turn cannot fit is refused.
  */
 export async function buildContext(input: BuildContextInput): Promise<BuiltContext> {
-  const systemTokens = countMessagesTokens(input.systemMessages) - REPLY_PRIMER_TOKENS;
   const pinned = input.pinned ?? [];
   const pinnedTokens = pinned.reduce((sum, block) => sum + block.tokens, 0);
-  const fixed = systemTokens + pinnedTokens + REPLY_PRIMER_TOKENS;
+  // systemTokens holds the reply primer's tokens.
+  const fixed = input.systemTokens + pinnedTokens;
   // While the whole branch fits, it all goes in and nothing needs summarising or retrieving;
   // past that the window gives up fixed shares to the summary and the index.
   const everything = input.budget - fixed;

@@ -3,7 +3,7 @@ import type { MemoryStore } from '../store/memory-store';
 import { InvalidRequestError } from '../errors';
 import type { NewMessage, Scope, StoredMessage } from '../store/types';
 import { computeBudget } from '../tokens/budget';
-import { countMessagesTokens, countToolsTokens } from '../tokens/count-tokens';
+import { countSystemTokens, countToolsTokens } from '../tokens/count-tokens';
 import { buildContext, type BuildContextInput } from './build-context';
 
 /** What the retrieval layer adds to a context. */
@@ -64,7 +64,8 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
     toolsTokens: countToolsTokens(body['tools']) + countToolsTokens(input.extraTools),
     safetyMargin: config.safetyMargin,
   });
-  checkNewestFits(turns.at(-1), budget - countMessagesTokens(systemMessages));
+  const systemTokens = countSystemTokens(systemMessages);
+  checkNewestFits(turns.at(-1), budget - systemTokens);
   const ingesting = ingestTurns(input.store, input.scope, turns);
   const enriching = input.enrich
     ? input.enrich({ scope: input.scope, leaf: ingesting.then((ingested) => ingested.leaf), budget })
@@ -77,11 +78,12 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
     store: input.store,
     scope: input.scope,
     systemMessages,
+    systemTokens,
     leaf: ingested.leaf,
     budget,
     ...enrichment,
   });
-  const conversationTokens = built.branchTokens + countMessagesTokens(systemMessages);
+  const conversationTokens = built.branchTokens + systemTokens;
   return {
     messages: built.messages,
     pressure: conversationTokens / budget,
