@@ -27,6 +27,7 @@ import {
 import { bulkLoad } from './perf/bulk-load';
 import { closeConnections, postChat } from './perf/chat-client';
 import { Corpus } from './perf/corpus';
+import { ms, summarize } from './perf/percentiles';
 
 const ANSWER =
   'Sure. Here is a short answer of a few sentences, the size of a typical chat reply, so that the proxy stores and embeds a realistic turn after each request.';
@@ -161,8 +162,10 @@ function report(
     });
   }
   console.log(`\n${storeName}: ${timelines.length} requests, ${turns} stored turns`);
+  const totals = summarize(timelines.map((t) => t.total));
+  const reached = summarize(timelines.map((t) => t.upstream));
   console.log(
-    `total p50 ${median(timelines.map((t) => t.total)).toFixed(1)} ms, upstream reached at p50 ${median(timelines.map((t) => t.upstream)).toFixed(1)} ms`,
+    `total p50 ${ms(totals.p50)} / p99 ${ms(totals.p99)} ms, upstream reached at p50 ${ms(reached.p50)} / p99 ${ms(reached.p99)} ms`,
   );
   console.log('call'.padEnd(28), 'requests', 'start', '  end', ' took');
   const rows = [...byCall].sort((a, b) => median(a[1].starts) - median(b[1].starts));

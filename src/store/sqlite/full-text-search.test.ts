@@ -54,6 +54,15 @@ describe('full-text search on a large store', () => {
     expect(await store.fullTextSearch({ partition: 'p', instance: 'empty' }, 'zebra', { k: 5 })).toEqual([]);
   });
 
+  it('falls back to the words rare in the instance when the words rare in the store are not in it', async () => {
+    const busy: Scope = { partition: 'p', instance: 'busy' };
+    await storeWith(Array.from({ length: 1_500 }, (_, index) => `zebra notes ${index}`), busy);
+    await storeWith(['a giraffe only the busy instance knows about'], busy);
+    const { store, ids } = await storeWith(['a zebra crossed the road', 'nothing to see here']);
+    const hits = await store.fullTextSearch(scope, 'giraffe zebra', { k: 5 });
+    expect(hits.map((hit) => hit.id)).toEqual([ids[0]!]);
+  });
+
   it('indexes the turns of a store made before the full-text index knew scopes', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'fts-upgrade-'));
     store = new SqliteStore({ dataDir });

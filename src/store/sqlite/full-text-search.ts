@@ -24,7 +24,6 @@ const LARGE_INSTANCE = 20_000;
 /** Match counts of terms are remembered this long: they change slowly, and counting costs. */
 const COUNT_TTL_MS = 300_000;
 const COUNT_CACHE_SIZE = 50_000;
-/** A query of common words only returns its most recent matches (bm25 would walk every match of each word). */
 
 /**
  * BM25 search over the FTS5 index that stays fast at millions of turns. FTS5 ranks every
@@ -39,6 +38,9 @@ const COUNT_CACHE_SIZE = 50_000;
  * An instance that is a small part of the store is searched through its scope word (schema.ts),
  * so other instances' matches are never walked; FTS5 pays for that AND with a walk of the
  * instance's own postings, so an instance that is most of the store is searched without it.
+ * Such a search first tries the words rare in the whole store, counted without the scope word
+ * (a count shared by every instance), and counts each word's matches in the scope only when
+ * none of those is found there.
  */
 export class FullTextSearch {
   private readonly statements;
@@ -83,27 +85,49 @@ export class FullTextSearch {
   search(scope: Scope, text: string, k: number): ScoredId[] {
     const terms = ftsTerms(text);
     if (terms.length === 0 || k <= 0) return [];
-    const inScope = this.confinedByWord(scope) ? `scope : ${quoteTerm(scopeToken(scope))} AND content : ` : 'content : ';
+    const confined = this.confinedByWord(scope);
+    const inScope = confined ? `scope : ${quoteTerm(scopeToken(scope))} AND content : ` : 'content : ';
     const orQuery = (entries: { term: string }[]) => `${inScope}(${entries.map((entry) => quoteTerm(entry.term)).join(' OR ')})`;
     // Without the scope word the instance holds at least half the matches: four times k
     // candidates leave k of its own.
     const params = { ...scopeParams(scope), k, candidates: Math.max(100, 4 * k) };
+    if (confined) {
+      // A scope's matches of a word are some of the store's, so a word rare in the whole store
+      // is rare in the scope: when the text has such words, they are ranked without counting
+      // the scope's matches of each word, a count that walks the scope's postings (0.2-0.7 ms
+      // for an everyday word). Only when none of them is in the scope do its counts decide.
+      // bm25() weighs words by their rarity in the whole store, so a word common elsewhere
+      // would rank below these anyway; turns that hold only such words are left to the
+      // vector search then.
+      const rare = this.selectiveOf(terms.map((term) => ({ term, docs: this.documentsWith('content : ', term) })));
+      if (rare.length > 0) {
+        const hits = this.statements.ranked.all({ ...params, query: orQuery(rare) });
+        if (hits.length > 0) return hits;
+      }
+    }
     const counted = terms.map((term) => ({ term, docs: this.documentsWith(inScope, term) })).filter((entry) => entry.docs > 0);
     if (counted.length === 0) return [];
-    const selective = counted.filter((entry) => entry.docs < SELECTIVE_DOCS).sort((a, b) => a.docs - b.docs);
-    if (selective.length > 0) {
-      const chosen: typeof selective = [];
-      let docs = 0;
-      for (const entry of selective) {
-        if (chosen.length === RANKED_TERMS || (chosen.length > 0 && docs + entry.docs > RANKED_DOCS)) break;
-        chosen.push(entry);
-        docs += entry.docs;
-      }
-      return this.statements.ranked.all({ ...params, query: orQuery(chosen) });
-    }
+    const chosen = this.selectiveOf(counted);
+    if (chosen.length > 0) return this.statements.ranked.all({ ...params, query: orQuery(chosen) });
     // Scores only order a list (retrieval fuses ranks), so the newest match scores highest.
     const recent = this.statements.recent.all({ ...params, query: orQuery(counted) });
     return recent.map((row, rank) => ({ id: row.id, score: 1 / (rank + 1) }));
+  }
+
+  /**
+   * The selective words worth ranking, rarest first: at most RANKED_TERMS, within RANKED_DOCS
+   * matches (`docs` may be an upper bound of a word's matches: the cost stays within it).
+   */
+  private selectiveOf(counted: { term: string; docs: number }[]): { term: string; docs: number }[] {
+    const selective = counted.filter((entry) => entry.docs > 0 && entry.docs < SELECTIVE_DOCS).sort((a, b) => a.docs - b.docs);
+    const chosen: typeof selective = [];
+    let docs = 0;
+    for (const entry of selective) {
+      if (chosen.length === RANKED_TERMS || (chosen.length > 0 && docs + entry.docs > RANKED_DOCS)) break;
+      chosen.push(entry);
+      docs += entry.docs;
+    }
+    return chosen;
   }
 
   /** Whether queries of a scope AND its scope word (see LARGE_INSTANCE). */
