@@ -1,4 +1,5 @@
 import type { StoredMessage } from '../store/types';
+import { snippetOf } from '../text/snippet';
 import { countTokensCached } from '../tokens/count-tokens';
 import type { RetrievedTurn } from './retrieve';
 
@@ -151,7 +152,7 @@ function turnEntries(input: MemoryIndexInput, strategy: 'full' | 'snippets'): En
       text: `- [${turn.id}] ${dateOf(turn)} ${turn.role}: ${JSON.stringify(text)}`,
       key: `${key} ${form}`,
     });
-    const short = line(snippet(source.content, input.snippetLength), `s${input.snippetLength}`);
+    const short = line(snippetOf(source.content, input.snippetLength), `s${input.snippetLength}`);
     // A turn too long for what is left is still listed, by its snippet and id.
     if (strategy === 'full') return { full: line(source.content, 'full'), shorter: short, ids: [turn.id] };
     return { full: short, ids: [turn.id] };
@@ -178,7 +179,7 @@ function clusterEntries(input: MemoryIndexInput, strategy: 'clusters' | 'hierarc
     const summary = top
       .map(
         (hit) =>
-          `[${hit.message.id}] ${hit.message.role}: ${JSON.stringify(snippet((hit.chunk ?? hit.message).content, input.snippetLength))}`,
+          `[${hit.message.id}] ${hit.message.role}: ${JSON.stringify(snippetOf((hit.chunk ?? hit.message).content, input.snippetLength))}`,
       )
       .join(' | ');
     const id = `c:${first.seq}-${last.seq}`;
@@ -196,11 +197,6 @@ function clusterEntries(input: MemoryIndexInput, strategy: 'clusters' | 'hierarc
 
 function best(cluster: RetrievedTurn[]): number {
   return Math.max(...cluster.map((hit) => hit.score));
-}
-
-function snippet(text: string, length: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > length ? `${flat.slice(0, length)}…` : flat;
 }
 
 function dateOf(turn: StoredMessage): string {

@@ -1,7 +1,7 @@
 import type { CoreMemoryBlock } from '../../store/types';
 import { countTokens } from '../../tokens/count-tokens';
 import { fitResult, type ToolOutput } from './fit-result';
-import { snippetOf } from './to-message-json';
+import { snippetOf } from '../../text/snippet';
 import type { MemoryToolContext, ToolHandler } from './tool-handler';
 import { ToolError } from './tool-error';
 

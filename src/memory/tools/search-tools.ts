@@ -3,7 +3,8 @@ import type { StoredMessage, StoredToolCall } from '../../store/types';
 import { retrieve, type RetrievedTurn } from '../retrieve';
 import { fitResult, type ResultItem, type ToolOutput } from './fit-result';
 import { loadMessages } from './load-messages';
-import { snippetOf, toMessageJson, withPreview, type MessageJson } from './to-message-json';
+import { snippetOf } from '../../text/snippet';
+import { toMessageJson, withPreview, type MessageJson } from './to-message-json';
 import type { MemoryToolContext, ToolHandler } from './tool-handler';
 import { ToolError } from './tool-error';
 

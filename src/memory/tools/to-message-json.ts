@@ -77,11 +77,6 @@ export function withToolCallPreview(call: ToolCallJson, length: number): ToolCal
   };
 }
 
-/** The first `length` characters of a text with whitespace runs folded, and an ellipsis when cut. */
-export function snippetOf(text: string, length: number): string {
-  return cutText(text.replace(/\s+/g, ' ').trim(), length);
-}
-
 function cutText(text: string, length: number): string {
   return text.length > length ? `${text.slice(0, Math.max(0, length))}…` : text;
 }

@@ -1,7 +1,8 @@
 import { int } from 'neo4j-driver';
 import { NotFoundError } from '../../errors';
 import type { AppendedTurn, NewMessage, Scope, StoredMessage } from '../types';
-import { makeSnippet, projectMessage, toMessageProperties, toStoredMessage } from './map-record';
+import { makeSnippet } from '../../text/snippet';
+import { projectMessage, toMessageProperties, toStoredMessage } from './map-record';
 import type { Neo4jRunner, TransactionRunner } from './neo4j-runner';
 import { lockInstance, scopeParams } from './scope-params';
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { NotFoundError } from '../../errors';
 import type { Scope, StoredMessage } from '../types';
-import { makeSnippet, projectMessage, toMessageProperties, toStoredMessage } from './map-record';
+import { makeSnippet } from '../../text/snippet';
+import { projectMessage, toMessageProperties, toStoredMessage } from './map-record';
 import { toMessages } from './message-queries';
 import type { Neo4jRunner } from './neo4j-runner';
 import { lockInstance, scopeParams, type ScopedRunner } from './scope-params';

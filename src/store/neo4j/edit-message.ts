@@ -2,7 +2,8 @@ import { int } from 'neo4j-driver';
 import { InvalidRequestError, NotFoundError } from '../../errors';
 import type { MessageEdit } from '../management-types';
 import type { Scope, StoredMessage } from '../types';
-import { makeSnippet, projectMessage, toNumber, toStoredMessage } from './map-record';
+import { makeSnippet } from '../../text/snippet';
+import { projectMessage, toNumber, toStoredMessage } from './map-record';
 import type { TransactionRunner } from './neo4j-runner';
 import { lockInstance, scopeParams, type ScopedRunner } from './scope-params';
 

@@ -2,9 +2,6 @@ import { int, isInt } from 'neo4j-driver';
 import type { Integer } from 'neo4j-driver';
 import type { StoredMessage, StoredToolCall, TurnRole } from '../types';
 
-/** Longest snippet kept on a Message node (the memory index shows snippets, not whole turns). */
-export const SNIPPET_LENGTH = 200;
-
 /**
  * The Cypher map projection of a Message bound to `variable` (a name from code, never input):
  * every property except the embedding, which is large and rarely needed, plus the parent id.
@@ -122,20 +119,6 @@ export function toToolCallProperties(call: StoredToolCall): Record<string, unkno
     is_chunk: false,
     needs_embedding: true,
   };
-}
-
-/**
- * The snippet of a turn: its first SNIPPET_LENGTH characters (code points) with whitespace runs
- * collapsed, exactly as the embedded store makes it, so both stores show the same index.
- */
-export function makeSnippet(content: string): string {
-  // Collapsing only a prefix keeps a huge turn cheap; grow it if the prefix was mostly whitespace.
-  for (let end = SNIPPET_LENGTH * 8; ; end *= 4) {
-    const characters = Array.from(content.slice(0, end).replace(/\s+/g, ' ').trimStart());
-    if (characters.length > SNIPPET_LENGTH || end >= content.length) {
-      return characters.slice(0, SNIPPET_LENGTH).join('').trimEnd();
-    }
-  }
 }
 
 /** A number from a driver value (a JS number, or a neo4j Integer if lossless integers are on). */

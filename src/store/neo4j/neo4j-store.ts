@@ -70,7 +70,7 @@ import { editMessage, setInstanceDeleted, setMessageDeleted } from './edit-messa
 import { neo4jGraphReader } from './graph-reader';
 import { importRecords } from './import-records';
 import { listInstances, storeStats } from './list-instances';
-import { makeSnippet } from './map-record';
+import { makeSnippet } from '../../text/snippet';
 import { purgeInstance, purgeMessage } from './purge-records';
 import { deleteOrphans, expiredDeletions, stampDeletions } from './maintenance-queries';
 import * as topics from './topic-queries';

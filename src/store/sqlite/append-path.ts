@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors';
 import { idFactory } from '../../ids';
 import type { AppendedTurn, NewMessage, Scope } from '../types';
-import { makeSnippet } from './make-snippet';
+import { makeSnippet } from '../../text/snippet';
 import { toStoredMessage, type MessageRow } from './message-row';
 import { scopeParams } from './scope-sql';
 import type { Statements } from './statements';

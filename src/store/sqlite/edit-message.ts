@@ -3,7 +3,7 @@ import { InvalidRequestError, NotFoundError } from '../../errors';
 import type { MessageEdit } from '../management-types';
 import type { Scope, StoredMessage } from '../types';
 import type { AdminStatements } from './admin-statements';
-import { makeSnippet } from './make-snippet';
+import { makeSnippet } from '../../text/snippet';
 import { toStoredMessage, type MessageRow } from './message-row';
 import { scopeParams } from './scope-sql';
 import type { Statements } from './statements';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { newId } from '../../ids';
 import { NotFoundError } from '../../errors';
 import type { Scope, StoredMessage } from '../types';
-import { makeSnippet } from './make-snippet';
+import { makeSnippet } from '../../text/snippet';
 import { toStoredMessage } from './message-row';
 import { scopeParams } from './scope-sql';
 import type { Statements } from './statements';

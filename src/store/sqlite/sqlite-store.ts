@@ -63,7 +63,7 @@ import {
 import { sqliteGraphReader } from './graph-reader';
 import { importRecords } from './import-records';
 import { listInstances, storeStats } from './list-instances';
-import { makeSnippet } from './make-snippet';
+import { makeSnippet } from '../../text/snippet';
 import { purgeInstance, purgeMessage } from './purge-records';
 import { SqliteMaintenance } from './maintenance-records';
 import type {
