@@ -193,6 +193,8 @@ export function describeManageContract(getStore: StoreGetter): void {
         turns[2]!.id,
         turns[1]!.id,
       ]);
+      // The limit counts live turns: the deleted leaf is walked through, not counted.
+      expect(ids(await store.getBranch(scope, answer!.id, { limit: 1 }))).toEqual([turns[2]!.id]);
       expect((await store.latestTurn(scope))?.id).toBe(turns[2]!.id);
       expect(await store.fullTextSearch(scope, word, { k: 5 })).toEqual([]);
       const hits = ids(await store.vectorSearch(scope, vectors.get(question!.id)!, { k: 10 }));

@@ -81,6 +81,9 @@ import type {
 /** How long a writer waits for another process's write lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 10_000;
 
+/** Turns a branch walk reads at most, deleted ones included: a guard, far past any real branch. */
+const MAX_BRANCH_DEPTH = 100_000_000;
+
 /** Options of the embedded store. */
 export interface SqliteStoreOptions {
   /** Directory of `memory.sqlite`; created with its parents when missing. */
@@ -188,20 +191,10 @@ export class SqliteStore implements MemoryStore {
     leafId: string,
     options: { limit: number },
   ): Promise<StoredMessage[]> {
-    const { messageById } = this.open.statements;
-    const params = scopeParams(scope);
-    const branch: StoredMessage[] = [];
-    const seen = new Set<string>();
-    let id: string | null = leafId;
-    // One indexed lookup per step stops exactly at the limit, however long the branch is.
-    while (id !== null && branch.length < options.limit && !seen.has(id)) {
-      seen.add(id);
-      const row = messageById.get({ ...params, id });
-      if (row === undefined || row.is_chunk === 1) break;
-      if (row.deleted === 0) branch.push(toStoredMessage(row));
-      id = row.parent_id;
-    }
-    return branch;
+    if (options.limit <= 0) return [];
+    return this.open.statements.branch
+      .all({ ...scopeParams(scope), id: leafId, limit: options.limit, maxDepth: MAX_BRANCH_DEPTH })
+      .map(toStoredMessage);
   }
 
   async getMessage(scope: Scope, id: string): Promise<StoredMessage | null> {
