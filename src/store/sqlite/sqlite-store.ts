@@ -376,13 +376,21 @@ export class SqliteStore implements MemoryStore {
 
   async neighbours(scope: Scope, ids: string[], options: { limit: number }): Promise<Neighbour[]> {
     if (ids.length === 0 || options.limit <= 0) return [];
-    return this.open.statements.neighbours.all({
+    const links = this.open.statements.neighbourLinks.all({
       ...scopeParams(scope),
       ids: JSON.stringify(ids),
       respondedWithScore: NEIGHBOUR_SCORES.RESPONDED_WITH,
       repliesToScore: NEIGHBOUR_SCORES.REPLIES_TO,
-      limit: options.limit,
     });
+    // Each neighbour once, by its strongest link (the first of equals).
+    const strongest = new Map<string, Neighbour>();
+    for (const link of links) {
+      const known = strongest.get(link.id);
+      if (known === undefined || link.score > known.score) strongest.set(link.id, link);
+    }
+    return [...strongest.values()]
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .slice(0, options.limit);
   }
 
   async getCoreMemory(scope: Scope): Promise<CoreMemoryBlock[]> {
