@@ -1,6 +1,7 @@
 import type { ListMessagesOptions } from './memory-store';
 import type { AsOfOptions } from './management-types';
 import type { Scope, StoredMessage } from './types';
+import { makeSnippet } from '../text/snippet';
 
 /** What a point-in-time listing needs from a store. */
 interface TurnLister {
@@ -15,7 +16,7 @@ interface TurnLister {
 export async function messagesAsOf(
   store: TurnLister,
   scope: Scope,
-  options: AsOfOptions & { makeSnippet: (content: string) => string },
+  options: AsOfOptions,
 ): Promise<StoredMessage[]> {
   if (options.limit <= 0 || options.seq < 1) return [];
   const [boundary] = await store.listMessages(scope, {
@@ -30,15 +31,11 @@ export async function messagesAsOf(
     limit: options.limit,
   });
   if (!boundary) return turns;
-  return turns.map((turn) => rewind(turn, boundary.timestamp, options.makeSnippet));
+  return turns.map((turn) => rewind(turn, boundary.timestamp));
 }
 
 /** The turn as it read at `time`: the first text replaced after then was the text at then. */
-export function rewind(
-  turn: StoredMessage,
-  time: number,
-  makeSnippet: (content: string) => string,
-): StoredMessage {
+export function rewind(turn: StoredMessage, time: number): StoredMessage {
   const later = turn.editHistory.findIndex((entry) => entry.timestamp > time);
   if (later === -1) return turn;
   const content = turn.editHistory[later]!.content;

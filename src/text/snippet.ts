@@ -5,7 +5,7 @@ const SURROGATE = /[\uD800-\uDFFF]/;
 const NON_SPACE = /\S/;
 
 /** The start of a text with whitespace folded, and whether the text goes on past it. */
-export interface FoldedPrefix {
+interface FoldedPrefix {
   text: string;
   cut: boolean;
 }
@@ -16,7 +16,7 @@ export interface FoldedPrefix {
  * short one does. A prefix of twice the length usually holds enough characters; a text of long
  * whitespace runs takes more turns of the loop.
  */
-export function foldedPrefix(text: string, length: number): FoldedPrefix {
+function foldedPrefix(text: string, length: number): FoldedPrefix {
   for (let end = Math.max(16, length * 2); ; end *= 4) {
     const whole = end >= text.length;
     const folded = text.slice(0, end).replace(/\s+/g, ' ').trimStart();

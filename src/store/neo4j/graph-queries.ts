@@ -1,5 +1,6 @@
 import { NEIGHBOUR_SCORES } from '../memory-store';
 import type { Neighbour, Synapse } from '../types';
+import { strongestNeighbours } from '../strongest-neighbours';
 import { optionalMessage, projectMessageIfWanted, toNumber } from './map-record';
 import { scopeParams, type ScopedRunner } from './scope-params';
 
@@ -70,19 +71,12 @@ export async function neighbours(
       repliesToScore: NEIGHBOUR_SCORES.REPLIES_TO,
     },
   );
-  const best = new Map<string, Neighbour>();
-  for (const row of rows) {
-    const neighbour: Neighbour = {
-      id: String(row['id']),
-      fromId: String(row['fromId']),
-      via: row['via'] as Neighbour['via'],
-      score: toNumber(row['score']) ?? 0,
-      ...optionalMessage(row['message']),
-    };
-    const known = best.get(neighbour.id);
-    if (!known || neighbour.score > known.score) best.set(neighbour.id, neighbour);
-  }
-  return [...best.values()]
-    .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    .slice(0, options.limit);
+  const links = rows.map((row): Neighbour => ({
+    id: String(row['id']),
+    fromId: String(row['fromId']),
+    via: row['via'] as Neighbour['via'],
+    score: toNumber(row['score']) ?? 0,
+    ...optionalMessage(row['message']),
+  }));
+  return strongestNeighbours(links, options.limit);
 }

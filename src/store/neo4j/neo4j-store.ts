@@ -70,7 +70,6 @@ import { editMessage, setInstanceDeleted, setMessageDeleted } from './edit-messa
 import { neo4jGraphReader } from './graph-reader';
 import { importRecords } from './import-records';
 import { listInstances, storeStats } from './list-instances';
-import { makeSnippet } from '../../text/snippet';
 import { purgeInstance, purgeMessage } from './purge-records';
 import { deleteOrphans, expiredDeletions, stampDeletions } from './maintenance-queries';
 import * as topics from './topic-queries';
@@ -404,7 +403,7 @@ export class Neo4jStore implements MemoryStore {
   }
 
   async messagesAsOf(scope: Scope, options: AsOfOptions): Promise<StoredMessage[]> {
-    return messagesAsOf(this, scope, { ...options, makeSnippet });
+    return messagesAsOf(this, scope, options);
   }
 
   exportRecords(filter: ExportFilter): AsyncIterable<GraphRecord> {

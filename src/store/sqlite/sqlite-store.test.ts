@@ -25,7 +25,7 @@ const TEXT_PARAMS = ['partition', 'instance', 'id', 'parentId', 'contentHash', '
   .concat(['content', 'snippet', 'model', 'traceId', 'chunkParentId', 'raw', 'metadata', 'query']);
 const NUMBER_PARAMS = ['limit', 'k', 'afterSeq', 'beforeSeq', 'fromTime', 'toTime', 'seq']
   .concat(['includeDeleted', 'timestamp', 'tokenCount', 'branchTokens', 'isChunk', 'chunkIndex'])
-  .concat(['score', 'respondedWithScore', 'repliesToScore', 'updatedAt', 'turns', 'maxDepth']);
+  .concat(['score', 'respondedWithScore', 'repliesToScore', 'updatedAt', 'turns']);
 const EVERY_PARAM: Record<string, string | number | null> = {
   ...Object.fromEntries(TEXT_PARAMS.map((key) => [key, 'x'])),
   ...Object.fromEntries(NUMBER_PARAMS.map((key) => [key, 1])),

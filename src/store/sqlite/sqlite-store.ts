@@ -63,7 +63,7 @@ import {
 import { sqliteGraphReader } from './graph-reader';
 import { importRecords } from './import-records';
 import { listInstances, storeStats } from './list-instances';
-import { makeSnippet } from '../../text/snippet';
+import { strongestNeighbours } from '../strongest-neighbours';
 import { purgeInstance, purgeMessage } from './purge-records';
 import { SqliteMaintenance } from './maintenance-records';
 import type {
@@ -80,9 +80,6 @@ import type {
 
 /** How long a writer waits for another process's write lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 10_000;
-
-/** Turns a branch walk reads at most, deleted ones included: a guard, far past any real branch. */
-const MAX_BRANCH_DEPTH = 100_000_000;
 
 /** Options of the embedded store. */
 export interface SqliteStoreOptions {
@@ -193,7 +190,7 @@ export class SqliteStore implements MemoryStore {
   ): Promise<StoredMessage[]> {
     if (options.limit <= 0) return [];
     return this.open.statements.branch
-      .all({ ...scopeParams(scope), id: leafId, limit: options.limit, maxDepth: MAX_BRANCH_DEPTH })
+      .all({ ...scopeParams(scope), id: leafId, limit: options.limit })
       .map(toStoredMessage);
   }
 
@@ -382,15 +379,7 @@ export class SqliteStore implements MemoryStore {
       respondedWithScore: NEIGHBOUR_SCORES.RESPONDED_WITH,
       repliesToScore: NEIGHBOUR_SCORES.REPLIES_TO,
     });
-    // Each neighbour once, by its strongest link (the first of equals).
-    const strongest = new Map<string, Neighbour>();
-    for (const link of links) {
-      const known = strongest.get(link.id);
-      if (known === undefined || link.score > known.score) strongest.set(link.id, link);
-    }
-    return [...strongest.values()]
-      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .slice(0, options.limit);
+    return strongestNeighbours(links, options.limit);
   }
 
   async getCoreMemory(scope: Scope): Promise<CoreMemoryBlock[]> {
@@ -480,7 +469,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async messagesAsOf(scope: Scope, options: AsOfOptions): Promise<StoredMessage[]> {
-    return messagesAsOf(this, scope, { ...options, makeSnippet });
+    return messagesAsOf(this, scope, options);
   }
 
   exportRecords(filter: ExportFilter): AsyncIterable<GraphRecord> {

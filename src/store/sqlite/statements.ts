@@ -53,8 +53,14 @@ const LIST_FILTER = `${SELECT_MESSAGES} AND is_chunk = 0
 /** Every statement of the store, prepared once per connection. */
 export type Statements = ReturnType<typeof prepareStatements>;
 
+/**
+ * Turns a branch walk reads at most, deleted ones included: only a guard, as parents are older
+ * than their children and a chain never loops.
+ */
+const MAX_BRANCH_DEPTH = 100_000_000;
+
 /** MESSAGE_COLUMNS of a messages table aliased `m`. */
-const IN_MESSAGE_M = MESSAGE_COLUMNS.split(',')
+const MESSAGE_COLUMNS_OF_M = MESSAGE_COLUMNS.split(',')
   .map((column) => `m.${column.trim()}`)
   .join(', ');
 
@@ -65,19 +71,18 @@ export function prepareStatements(db: Database.Database) {
     messageById: messageRows(db.prepare<ByIdParams, unknown[]>(`${SELECT_MESSAGES} AND id = @id`)),
     // The branch above a turn, leaf first, in one statement: a lookup per turn from JavaScript
     // cost ~1.7x the time (a call, its parameters and a row each). The walk stops at the scope's
-    // edge, at a chunk, once `limit` live turns are in, or at `maxDepth` (a guard: parents are
-    // older than their children, so a chain never loops). The rows ride along the walk: reading
-    // them again by key afterwards cost about what the lookups saved.
+    // edge, at a chunk, once `limit` live turns are in, or at MAX_BRANCH_DEPTH. The rows ride
+    // along the walk: reading them again by key afterwards cost about what the lookups saved.
     branch: messageRows(
-      db.prepare<ByIdParams & { limit: number; maxDepth: number }, unknown[]>(
+      db.prepare<ByIdParams & { limit: number }, unknown[]>(
         `WITH RECURSIVE chain AS (
            SELECT 0 AS depth, deleted = 0 AS live, ${MESSAGE_COLUMNS} FROM messages INDEXED BY messages_id
             WHERE id = @id AND ${IN_SCOPE} AND is_chunk = 0
            UNION ALL
-           SELECT chain.depth + 1, chain.live + (m.deleted = 0), ${IN_MESSAGE_M}
+           SELECT chain.depth + 1, chain.live + (m.deleted = 0), ${MESSAGE_COLUMNS_OF_M}
              FROM chain JOIN messages m INDEXED BY messages_id ON m.id = chain.parent_id
             WHERE m.partition = @partition AND m.instance = @instance AND m.is_chunk = 0
-              AND chain.live < @limit AND chain.depth < @maxDepth)
+              AND chain.live < @limit AND chain.depth < ${MAX_BRANCH_DEPTH})
          SELECT ${MESSAGE_COLUMNS} FROM chain WHERE deleted = 0 ORDER BY depth`,
       ),
     ),

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { byScoreThenId } from '../strongest-neighbours';
 import type { Scope } from '../types';
 import { CodePool } from './code-pool';
 import { toUnitQuery, cosineToUnit } from './collect-nearest';
@@ -262,7 +263,7 @@ export class VectorIndexCache {
       seen.add(pk);
       found.push({ id, score });
     }
-    return found.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return found.sort(byScoreThenId);
   }
 
   /**
