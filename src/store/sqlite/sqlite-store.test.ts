@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -258,7 +258,9 @@ describe('SqliteStore', () => {
       const expected = asObjects.get(stored.id);
       expect(Object.keys(expected as object)).toHaveLength(22);
       expect(statements.messageById.get({ ...scope, id: stored.id })).toEqual(expected);
-      expect(statements.messagesByIds.all({ ...scope, ids: JSON.stringify([stored.id]) })).toEqual([expected]);
+      expect(statements.messagesByIds.all({ ...scope, ids: JSON.stringify([stored.id]) })).toEqual([
+        expected,
+      ]);
     }
     db.close();
   });
@@ -286,6 +288,46 @@ describe('SqliteStore', () => {
           /(messages|tool_calls)_\w+ \(partition=\? AND instance=\?\)/,
         );
     }
+  });
+});
+
+describe('SqliteStore write-ahead log', () => {
+  // SQLite's writer copies the log into the database file only once it holds 1,000 pages,
+  // and then inside a commit; the store's background thread does it within a fraction of a second.
+  it('reaches the database file soon after a commit, long before the log holds 1,000 pages', async () => {
+    const store = await openStore();
+    const before = statSync(store.file).size;
+    let parentId: string | null = null;
+    for (let batch = 0; batch < 10; batch++) {
+      const messages = Array.from({ length: 10 }, (_, i) =>
+        turn('user', `${batch}-${i} ${'x'.repeat(8_000)}`),
+      );
+      const appended = await store.appendPath(scope, { parentId, messages });
+      parentId = appended.at(-1)!.message.id;
+    }
+    const logPages = statSync(`${store.file}-wal`).size / 4096;
+    expect(logPages).toBeLessThan(1_000);
+    await expect
+      .poll(() => statSync(store.file).size - before, { timeout: 5_000 })
+      .toBeGreaterThan(800_000);
+  });
+
+  it('leaves no log behind when closed, and a reopened store reads every turn', async () => {
+    const dataDir = tempDir();
+    const store = await openStore(dataDir);
+    const appended = await store.appendPath(scope, {
+      parentId: null,
+      messages: [turn('user', 'one'), turn('assistant', 'two')],
+    });
+    await store.close();
+    expect(existsSync(`${store.file}-wal`)).toBe(false);
+    const reopened = await openStore(dataDir);
+    expect(
+      await reopened.getMessages(
+        scope,
+        appended.map((entry) => entry.message.id),
+      ),
+    ).toHaveLength(2);
   });
 });
 

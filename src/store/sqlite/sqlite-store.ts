@@ -32,6 +32,7 @@ import { configureConnection, migrateSchema } from './schema';
 import { scopeParams } from './scope-sql';
 import { exactSearchVectors, searchVectors } from './search-vectors';
 import { VectorIndexCache } from './vector-index-cache';
+import { WalCheckpointer } from './wal-checkpointer';
 import { replaceChunks } from './replace-chunks';
 import { prepareStatements, type Statements } from './statements';
 import { storeToolCalls } from './store-tool-calls';
@@ -98,6 +99,7 @@ interface Connection {
   dimensions: number;
   vectors: VectorIndexCache;
   fullText: FullTextSearch;
+  checkpointer: WalCheckpointer;
 }
 
 const ALL_ROLES = JSON.stringify(['user', 'assistant', 'tool']);
@@ -144,8 +146,9 @@ export class SqliteStore implements MemoryStore {
       const dimensions = options.embeddingDimensions;
       const vectors = this.vectorCache(db, dimensions);
       const fullText = new FullTextSearch(db);
-      this.connection = { db, statements, appendPath, dimensions, vectors, fullText };
       this.idempotency = openIdempotencyTable(db);
+      const checkpointer = new WalCheckpointer(db, this.file);
+      this.connection = { db, statements, appendPath, dimensions, vectors, fullText, checkpointer };
     } catch (error) {
       db?.close();
       throw new StoreUnavailableError(`cannot open ${this.file}: ${errorMessage(error)}`, error);
@@ -153,6 +156,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async close(): Promise<void> {
+    await this.connection?.checkpointer.stop();
     this.connection?.vectors.close();
     this.connection?.db.close();
     this.connection = null;
