@@ -1,5 +1,6 @@
 import { InvalidRequestError } from '../errors';
 import type { MemoryStore } from '../store/memory-store';
+import { repeatedTurn, sameTurn } from '../store/repeated-turn';
 import type { NewMessage, Scope, StoredMessage } from '../store/types';
 
 /** How far back a resent history is searched for a turn the store already has. */
@@ -27,7 +28,13 @@ export async function ingestTurns(store: MemoryStore, scope: Scope, turns: NewMe
   if (turns.length === 0) {
     return { leaf: await store.latestTurn(scope), created: [] };
   }
-  const anchor = turns.length === 1 ? await continueLatest(store, scope, turns[0]!) : await findAnchor(store, scope, turns);
+  if (turns.length === 1 && turns[0]!.role !== 'tool') {
+    // The usual request of a client that sends only its new message: one atomic store step.
+    const { message, created } = await store.continueLatest(scope, turns[0]!);
+    return { leaf: message, created: created ? [message] : [] };
+  }
+  // A tool result is checked against the turn it follows before anything is stored.
+  const anchor = turns.length === 1 ? await anchorAtLatest(store, scope, turns[0]!) : await findAnchor(store, scope, turns);
   const tail = turns.slice(anchor.matchedCount);
   if (tail.length === 0) return { leaf: anchor.last, created: [] };
   await checkToolResultParent(store, scope, anchor.last, tail[0]!);
@@ -45,25 +52,12 @@ interface Anchor {
   matchedCount: number;
 }
 
-async function continueLatest(store: MemoryStore, scope: Scope, turn: NewMessage): Promise<Anchor> {
-  // The newest turns with the same hash are read beside the latest turn, so the question it
-  // answered is usually among them: one round trip to a server store instead of two.
-  const [latest, sameHash] = await Promise.all([
-    store.latestTurn(scope),
-    store.findByHash(scope, turn.contentHash, MAX_CANDIDATES),
-  ]);
-  // A retried single message finds itself as the latest turn, or as the question the latest
-  // turn answered (a retry after the answer was stored, or a regenerate): nothing to store again.
-  if (latest && sameTurn(latest, turn)) return { last: latest, matchedCount: 1 };
-  if (latest?.role === 'assistant' && latest.parentId) {
-    const parentId = latest.parentId;
-    // Not among them and the list was not cut short: the question has other words (or is deleted).
-    const question =
-      sameHash.find((candidate) => candidate.id === parentId) ??
-      (sameHash.length === MAX_CANDIDATES ? await store.getMessage(scope, parentId) : null);
-    if (question && !question.deleted && sameTurn(question, turn)) return { last: question, matchedCount: 1 };
-  }
-  return { last: latest, matchedCount: 0 };
+/** A single tool result: it continues the latest turn unless it repeats it (repeated-turn.ts). */
+async function anchorAtLatest(store: MemoryStore, scope: Scope, turn: NewMessage): Promise<Anchor> {
+  const latest = await store.latestTurn(scope);
+  const question = latest?.role === 'assistant' && latest.parentId !== null ? await store.getMessage(scope, latest.parentId) : null;
+  const repeated = repeatedTurn(latest, question, turn);
+  return repeated === null ? { last: latest, matchedCount: 0 } : { last: repeated, matchedCount: 1 };
 }
 
 async function findAnchor(store: MemoryStore, scope: Scope, turns: NewMessage[]): Promise<Anchor> {
@@ -103,10 +97,6 @@ async function checkToolResultParent(store: MemoryStore, scope: Scope, parent: S
     `The tool message answers tool_call_id ${JSON.stringify(callId)}, which the assistant turn it follows did not call.`,
     { param: 'messages', code: 'invalid_tool_message' },
   );
-}
-
-function sameTurn(stored: StoredMessage, sent: NewMessage): boolean {
-  return stored.contentHash === sent.contentHash && stored.role === sent.role;
 }
 
 /** branch is leaf first: branch[j] must hash like turns[position - j] for j < depth + 1. */

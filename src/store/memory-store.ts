@@ -113,6 +113,15 @@ export interface MemoryStore {
    */
   appendPath(scope: Scope, input: { parentId: string | null; messages: NewMessage[] }): Promise<AppendedTurn[]>;
 
+  /**
+   * Stores one turn as the reply to the instance's latest turn (a new root in an empty
+   * instance), unless it repeats what is there: the latest turn itself, or the live question an
+   * assistant latest turn answered, with the same role and content hash (repeated-turn.ts). That
+   * turn is then returned with created=false and nothing is written. One atomic step: a request
+   * that sends only its new message costs one round trip to a server store, not two.
+   */
+  continueLatest(scope: Scope, message: NewMessage): Promise<AppendedTurn>;
+
   /** The turn with the highest seq in the instance (not a chunk, not deleted), or null. */
   latestTurn(scope: Scope): Promise<StoredMessage | null>;
   /** Turns (not chunks) with this content hash, newest first. */

@@ -199,4 +199,90 @@ export function describeAppendContract(getStore: StoreGetter): void {
       expect((await store.latestTurn(scope))?.seq).toBe(2);
     });
   });
+
+  describe('continueLatest', () => {
+    it('starts an empty instance and replies to the latest turn, with RESPONDED_WITH, seq and branch tokens', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      const first = await store.continueLatest(scope, turn('user', 'hello there'));
+      expect(first.created).toBe(true);
+      expect(first.message).toMatchObject({
+        seq: 1,
+        parentId: null,
+        role: 'user',
+        content: 'hello there',
+      });
+      expect(await store.getMessage(scope, first.message.id)).toEqual(first.message);
+
+      const answer = await store.continueLatest(scope, turn('assistant', 'hi', { tokenCount: 3 }));
+      expect(answer.created).toBe(true);
+      expect(answer.message).toMatchObject({
+        seq: 2,
+        parentId: first.message.id,
+        branchTokens: first.message.tokenCount + 3,
+      });
+      expect(await store.getMessage(scope, answer.message.id)).toEqual(answer.message);
+      expect((await store.getRespondedWith(scope, first.message.id))?.id).toBe(answer.message.id);
+      expect(ids(await store.getBranch(scope, answer.message.id, { limit: 10 }))).toEqual([
+        answer.message.id,
+        first.message.id,
+      ]);
+    });
+
+    it('stores nothing for a retry of the latest turn or of the question the latest answer answered', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      const [question, answer] = await append(store, scope, null, [
+        turn('user', 'what is a graph?'),
+        turn('assistant', 'nodes and edges'),
+      ]);
+      const retried = await store.continueLatest(scope, turn('user', 'what is a graph?'));
+      expect(retried).toEqual({ message: question, created: false });
+      const answerAgain = await store.continueLatest(scope, turn('assistant', 'nodes and edges'));
+      expect(answerAgain).toEqual({ message: answer, created: false });
+      // The same words in another role are a new turn.
+      const echoed = await store.continueLatest(scope, turn('assistant', 'what is a graph?'));
+      expect(echoed.created).toBe(true);
+      expect(echoed.message).toMatchObject({ seq: 3, parentId: answer!.id });
+      expect(await store.countMessages(scope)).toBe(3);
+    });
+
+    it('stores the question again when the one the latest answer answered was deleted', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      const [question, answer] = await append(store, scope, null, [
+        turn('user', 'remember this'),
+        turn('assistant', 'noted'),
+      ]);
+      await store.setMessageDeleted(scope, question!.id, true);
+      const again = await store.continueLatest(scope, turn('user', 'remember this'));
+      expect(again.created).toBe(true);
+      expect(again.message).toMatchObject({ seq: 3, parentId: answer!.id });
+    });
+
+    it('stores a message once and keeps seq gapless when the same and different messages race', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      await store.continueLatest(scope, turn('user', 'root'));
+      const same = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          store.continueLatest(scope, turn('user', 'again and again')),
+        ),
+      );
+      expect(new Set(same.map((result) => result.message.id)).size).toBe(1);
+      expect(same.filter((result) => result.created)).toHaveLength(1);
+      await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          store.continueLatest(scope, turn('user', `distinct ${index}`)),
+        ),
+      );
+      const listed = await store.listMessages(scope, { limit: 100 });
+      expect(listed.map((message) => message.seq)).toEqual(
+        Array.from({ length: 22 }, (_, index) => index + 1),
+      );
+      // Each one replied to the turn that was latest when it was stored: one chain, no siblings.
+      const leaf = await store.latestTurn(scope);
+      expect(await store.getBranch(scope, leaf!.id, { limit: 100 })).toHaveLength(22);
+    });
+  });
 }

@@ -217,7 +217,8 @@ async function findExisting(
   return row ? toStoredMessage(row['message']) : null;
 }
 
-function newStoredMessage(options: {
+/** A turn as appendPath stores it, before the statement makes seq and branch tokens absolute. */
+export function newStoredMessage(options: {
   scope: Scope;
   message: NewMessage;
   parent: StoredMessage | null;

@@ -23,6 +23,7 @@ import type {
   Synapse,
 } from '../types';
 import { appendPath } from './append-path';
+import { continueLatest } from './continue-latest';
 import { getChunks, setChunks } from './chunk-queries';
 import {
   clearEmbeddings,
@@ -168,6 +169,16 @@ export class Neo4jStore implements MemoryStore {
       scope,
       ...input,
       clock: () => now,
+      newId: this.newId,
+    });
+  }
+
+  async continueLatest(scope: Scope, message: NewMessage): Promise<AppendedTurn> {
+    return continueLatest({
+      runner: this.runner,
+      scope,
+      message,
+      clock: this.clock,
       newId: this.newId,
     });
   }

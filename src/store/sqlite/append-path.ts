@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors';
 import { idFactory } from '../../ids';
+import { repeatedTurn } from '../repeated-turn';
 import type { AppendedTurn, NewMessage, Scope } from '../types';
 import { makeSnippet } from '../../text/snippet';
 import { toStoredMessage, type MessageRow } from './message-row';
@@ -110,4 +111,30 @@ function insertTurn(options: {
     });
   }
   return row;
+}
+
+/**
+ * Builds continueLatest as one transaction on top of `appendPath` (run it with `.immediate()`
+ * too): the latest turn is read under the write lock, so a message and its retry sent at once
+ * store it once.
+ */
+export function createContinueLatest(options: {
+  db: Database.Database;
+  statements: Statements;
+  appendPath: ReturnType<typeof createAppendPath>;
+}): Database.Transaction<(scope: Scope, message: NewMessage) => AppendedTurn> {
+  const { db, statements, appendPath } = options;
+  return db.transaction((scope: Scope, message: NewMessage): AppendedTurn => {
+    const params = scopeParams(scope);
+    const latestRow = statements.latestTurn.get(params);
+    const latest = latestRow === undefined ? null : toStoredMessage(latestRow);
+    const questionRow =
+      latest?.role === 'assistant' && latest.parentId !== null
+        ? statements.messageById.get({ ...params, id: latest.parentId })
+        : undefined;
+    const question = questionRow === undefined ? null : toStoredMessage(questionRow);
+    const repeated = repeatedTurn(latest, question, message);
+    if (repeated !== null) return { message: repeated, created: false };
+    return appendPath(scope, { parentId: latest?.id ?? null, messages: [message] })[0]!;
+  });
 }

@@ -16,6 +16,7 @@ import type {
   CoreMemoryBlock,
   IdempotentEntry,
   Neighbour,
+  NewMessage,
   NewToolCall,
   PendingEmbedding,
   Scope,
@@ -24,7 +25,7 @@ import type {
   StoredToolCall,
   Synapse,
 } from '../types';
-import { createAppendPath, type AppendPathInput } from './append-path';
+import { createAppendPath, createContinueLatest, type AppendPathInput } from './append-path';
 import { FullTextSearch } from './full-text-search';
 import { listPendingEmbeddings } from './list-pending-embeddings';
 import { toStoredMessage, toStoredToolCall } from './message-row';
@@ -96,6 +97,7 @@ interface Connection {
   db: Database.Database;
   statements: Statements;
   appendPath: ReturnType<typeof createAppendPath>;
+  continueLatest: ReturnType<typeof createContinueLatest>;
   dimensions: number;
   vectors: VectorIndexCache;
   fullText: FullTextSearch;
@@ -143,12 +145,22 @@ export class SqliteStore implements MemoryStore {
       migrateSchema(db);
       const statements = prepareStatements(db);
       const appendPath = createAppendPath({ db, statements, clock: this.clock });
+      const continueLatest = createContinueLatest({ db, statements, appendPath });
       const dimensions = options.embeddingDimensions;
       const vectors = this.vectorCache(db, dimensions);
       const fullText = new FullTextSearch(db);
       this.idempotency = openIdempotencyTable(db);
       const checkpointer = new WalCheckpointer(db, this.file);
-      this.connection = { db, statements, appendPath, dimensions, vectors, fullText, checkpointer };
+      this.connection = {
+        db,
+        statements,
+        appendPath,
+        continueLatest,
+        dimensions,
+        vectors,
+        fullText,
+        checkpointer,
+      };
     } catch (error) {
       db?.close();
       throw new StoreUnavailableError(`cannot open ${this.file}: ${errorMessage(error)}`, error);
@@ -175,6 +187,10 @@ export class SqliteStore implements MemoryStore {
   async appendPath(scope: Scope, input: AppendPathInput): Promise<AppendedTurn[]> {
     if (input.messages.length === 0) return [];
     return this.open.appendPath.immediate(scope, input);
+  }
+
+  async continueLatest(scope: Scope, message: NewMessage): Promise<AppendedTurn> {
+    return this.open.continueLatest.immediate(scope, message);
   }
 
   async latestTurn(scope: Scope): Promise<StoredMessage | null> {
