@@ -6,6 +6,8 @@
  * them, the median start and end over the requests, and how many requests made it.
  *   npm run bench:timeline -- [--stores sqlite,neo4j] [--turns 10000] [--requests 150]
  *     [--scope partition/instance]   (an instance already stored: nothing is loaded or purged)
+ *     [--history 8]   (each request resends the conversation's last turns before its new one,
+ *                      as chat UIs do, instead of sending the new message alone)
  * Not part of `npm run bench`: a profiling aid, not a figure to report.
  */
 import { createApp } from '../src/app';
@@ -37,6 +39,7 @@ const turns = Number(options.get('turns') ?? 10_000);
 const requests = Number(options.get('requests') ?? 150);
 const warmup = Number(options.get('warmup') ?? 20);
 const reused = options.get('scope')?.split('/');
+const history = Number(options.get('history') ?? 0);
 
 for (const storeName of storeList(options.get('stores') ?? 'sqlite')) await runStore(storeName);
 closeConnections();
@@ -63,9 +66,11 @@ async function runStore(storeName: StoreName): Promise<void> {
     });
   const upstream = await startFakeUpstream();
   let upstreamAt = 0;
+  // Requests go one at a time; each answer differs, as a real conversation's do.
+  let answer = ANSWER;
   upstream.onChat((request) => {
     upstreamAt = performance.now();
-    return textReply(request, ANSWER);
+    return textReply(request, answer);
   });
   const spans: Span[] = [];
   const config = loadConfig({
@@ -89,14 +94,17 @@ async function runStore(storeName: StoreName): Promise<void> {
   const url = `http://127.0.0.1:${port}/partition/${scope.partition}/instance/${scope.instance}/v1/chat/completions`;
   const corpus = new Corpus(77);
   const requestTimelines: { spans: Span[]; upstream: number; total: number }[] = [];
+  // The conversation as a chat UI holds it: its turns since the first request.
+  const conversation: { role: 'user' | 'assistant'; content: string }[] = [];
   for (let i = 0; i < warmup + requests; i++) {
     await background.drain();
     spans.length = 0;
+    const question = { role: 'user' as const, content: corpus.question() };
+    answer = `${ANSWER} (${i + 1})`;
+    const sent = history > 0 ? [...conversation.slice(-history), question] : [question];
     const started = performance.now();
-    const timing = await postChat(url, {
-      model: 'bench-model',
-      messages: [{ role: 'user', content: corpus.question() }],
-    });
+    const timing = await postChat(url, { model: 'bench-model', messages: sent });
+    conversation.push(question, { role: 'assistant', content: answer });
     if (timing.status !== 200) throw new Error(`request ${i}: HTTP ${timing.status}`);
     const answered = performance.now();
     await background.drain();
@@ -161,7 +169,8 @@ function report(
       byCall.set(key, entry);
     });
   }
-  console.log(`\n${storeName}: ${timelines.length} requests, ${turns} stored turns`);
+  const sends = history > 0 ? `, the last ${history} turns resent with each` : '';
+  console.log(`\n${storeName}: ${timelines.length} requests, ${turns} stored turns${sends}`);
   const totals = summarize(timelines.map((t) => t.total));
   const reached = summarize(timelines.map((t) => t.upstream));
   console.log(
