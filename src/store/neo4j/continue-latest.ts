@@ -1,6 +1,7 @@
 import type { AppendedTurn, NewMessage, Scope } from '../types';
 import { newStoredMessage } from './append-path';
 import { projectMessage, toMessageProperties, toStoredMessage } from './map-record';
+import { LATEST_TURN } from './message-queries';
 import type { Neo4jRunner } from './neo4j-runner';
 import { scopeParams } from './scope-params';
 
@@ -15,17 +16,15 @@ export interface ContinueLatestOptions {
 
 // One auto-commit statement: take the instance lock, read the latest live turn and the question
 // it answered, and unless the message repeats one of them (repeated-turn.ts, the same rule) store
-// it as the latest turn's reply. The latest turn comes from the (partition, instance, seq) index
-// read backwards; the row carries seq and branch_tokens relative to it.
+// it as the latest turn's reply (latestTurn's lookup: the (partition, instance, seq) index read
+// backwards). The row carries seq and branch_tokens relative to the latest turn.
 const CONTINUE_LATEST = `
 MERGE (i:Instance {partition: $partition, instance: $instance})
   ON CREATE SET i.last_seq = 0
 SET i.locked_at = timestamp()
 WITH i, i.last_seq AS lastSeq
 CALL () {
-  MATCH (m:Message {partition: $partition, instance: $instance})
-  WHERE m.seq >= 0 AND m.is_chunk = false AND m.deleted = false
-  WITH m ORDER BY m.partition DESC, m.instance DESC, m.seq DESC LIMIT 1
+  ${LATEST_TURN}
   RETURN collect(m)[0] AS latest
 }
 OPTIONAL MATCH (latest)-[:REPLIES_TO]->(question:Message)

@@ -16,13 +16,13 @@ function orderBySeq(direction: 'ASC' | 'DESC'): string {
   return `ORDER BY m.partition ${direction}, m.instance ${direction}, m.seq ${direction}`;
 }
 
+/** Binds `m` to the instance's live turn with the highest seq (no row when it has none). */
+export const LATEST_TURN = `${IN_SCOPE} AND ${TURN} WITH m ${orderBySeq('DESC')} LIMIT 1`;
+
 /** The live turn with the highest seq in the instance, or null. */
 export async function latestTurn(scoped: ScopedRunner): Promise<StoredMessage | null> {
   const { runner, scope } = scoped;
-  const rows = await runner.read(
-    `${IN_SCOPE} AND ${TURN} ${RETURN_MESSAGE} ${orderBySeq('DESC')} LIMIT 1`,
-    scopeParams(scope),
-  );
+  const rows = await runner.read(`${LATEST_TURN} ${RETURN_MESSAGE}`, scopeParams(scope));
   return firstMessage(rows);
 }
 

@@ -91,6 +91,7 @@ export class FullTextSearch {
     // Without the scope word the instance holds at least half the matches: four times k
     // candidates leave k of its own.
     const params = { ...scopeParams(scope), k, candidates: Math.max(100, 4 * k) };
+    const countedIn = (prefix: string) => terms.map((term) => ({ term, docs: this.documentsWith(prefix, term) }));
     if (confined) {
       // A scope's matches of a word are some of the store's, so a word rare in the whole store
       // is rare in the scope: when the text has such words, they are ranked without counting
@@ -99,13 +100,13 @@ export class FullTextSearch {
       // bm25() weighs words by their rarity in the whole store, so a word common elsewhere
       // would rank below these anyway; turns that hold only such words are left to the
       // vector search then.
-      const rare = this.selectiveOf(terms.map((term) => ({ term, docs: this.documentsWith('content : ', term) })));
+      const rare = this.selectiveOf(countedIn('content : '));
       if (rare.length > 0) {
         const hits = this.statements.ranked.all({ ...params, query: orQuery(rare) });
         if (hits.length > 0) return hits;
       }
     }
-    const counted = terms.map((term) => ({ term, docs: this.documentsWith(inScope, term) })).filter((entry) => entry.docs > 0);
+    const counted = countedIn(inScope).filter((entry) => entry.docs > 0);
     if (counted.length === 0) return [];
     const chosen = this.selectiveOf(counted);
     if (chosen.length > 0) return this.statements.ranked.all({ ...params, query: orQuery(chosen) });
