@@ -8,6 +8,7 @@
  *     [--scope partition/instance]   (an instance already stored: nothing is loaded or purged)
  *     [--history 8]   (each request resends the conversation's last turns before its new one,
  *                      as chat UIs do, instead of sending the new message alone)
+ *     [--slowest 5]   (also prints the calls of the requests slowest to reach the upstream)
  * Not part of `npm run bench`: a profiling aid, not a figure to report.
  */
 import { createApp } from '../src/app';
@@ -40,6 +41,7 @@ const requests = Number(options.get('requests') ?? 150);
 const warmup = Number(options.get('warmup') ?? 20);
 const reused = options.get('scope')?.split('/');
 const history = Number(options.get('history') ?? 0);
+const slowest = Number(options.get('slowest') ?? 0);
 
 for (const storeName of storeList(options.get('stores') ?? 'sqlite')) await runStore(storeName);
 closeConnections();
@@ -187,5 +189,11 @@ function report(
       median(entry.ends).toFixed(1).padStart(5),
       took.toFixed(1).padStart(5),
     );
+  }
+  const slow = [...timelines].sort((a, b) => b.upstream - a.upstream).slice(0, slowest);
+  for (const timeline of slow) {
+    console.log(`\nupstream reached at ${ms(timeline.upstream)} ms:`);
+    for (const span of [...timeline.spans].sort((a, b) => a.start - b.start))
+      console.log(`  ${span.method.padEnd(26)} ${span.start.toFixed(1).padStart(6)} ${span.end.toFixed(1).padStart(6)}`);
   }
 }

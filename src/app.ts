@@ -134,7 +134,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       logger: deps.logger,
       now,
       toollessModels: new Set<string>(),
-      afterAnswer: (scope, turns) => remember(scope, turns),
+      afterAnswer: (scope, turns, followUps) => {
+        remember(scope, turns);
+        for (const job of followUps) if (deps.background.pending < MAX_QUEUED_JOBS) deps.background.push(job.name, job.run);
+      },
       enrich: createMemoryContext({ store, embedder: deps.embedder, config: deps.config, rewriteSummary }),
       metrics,
     },

@@ -5,9 +5,9 @@ import type { CoreMemoryBlock, Scope, StoredMessage } from '../store/types';
 import { countTokens } from '../tokens/count-tokens';
 import type { IndexBlock, PinnedBlock, WindowInfo } from './build-context';
 import { DEFAULT_THRESHOLDS, formatMemoryIndex } from './memory-index';
-import type { Enrichment } from './prepare-request';
+import type { Enrichment, FollowUp } from './prepare-request';
 import { fuseCandidates, searchCandidates, type Candidates } from './retrieve';
-import { runningSummary } from './running-summary';
+import { nextBoundary, runningSummary } from './running-summary';
 import type { RewriteRequest } from './summary-rewriter';
 
 /** What the memory layer needs. */
@@ -29,11 +29,35 @@ export interface MemoryContextDeps {
   rewriteSummary?: (request: RewriteRequest) => void;
 }
 
+/** Boundaries whose summary was queued to be written ahead; past this many the memory is cleared. */
+const MAX_PREPARED = 10_000;
+
 /**
  * The retrieval layer's part of a context: pinned core memory, the running summary of evicted
  * turns, and the memory index of retrieved turns.
  */
 export function createMemoryContext(deps: MemoryContextDeps) {
+  const prepared = new Set<string>();
+  /**
+   * The job that writes the running summary of where the window starts next, once the branch
+   * reaches it (once per boundary), so the request that moves the window (one in every few)
+   * reads one summary instead of walking back a block, folding it and storing the result on its
+   * way upstream.
+   */
+  const nextSummaryJob = (scope: Scope, window: WindowInfo, maxTokens: number): FollowUp | null => {
+    const next = nextBoundary(window.turns, window.windowTokens);
+    if (!next) return null;
+    const key = `${scope.partition}\u0000${scope.instance}\u0000${next.id}\u0000${maxTokens}`;
+    if (prepared.has(key)) return null;
+    if (prepared.size >= MAX_PREPARED) prepared.clear();
+    prepared.add(key);
+    return {
+      name: 'next-summary',
+      run: async () => {
+        await runningSummary({ store: deps.store, scope, boundary: next, windowTokens: window.windowTokens, maxTokens });
+      },
+    };
+  };
   return async (context: {
     scope: Scope;
     leaf: Promise<StoredMessage | null>;
@@ -41,6 +65,7 @@ export function createMemoryContext(deps: MemoryContextDeps) {
   }): Promise<Enrichment> => {
     const { store } = deps;
     const { scope, budget } = context;
+    const afterAnswer: FollowUp[] = [];
     // Core memory does not depend on the request's turns: it is read while they are stored.
     const [blocks, leaf] = await Promise.all([store.getCoreMemory(scope), context.leaf]);
     const pinned = coreMemoryBlock(blocks);
@@ -70,6 +95,7 @@ export function createMemoryContext(deps: MemoryContextDeps) {
         ? Math.floor(budget * deps.config.summaryBudgetShare)
         : 0,
       indexReserve,
+      afterAnswer,
       buildSummary: !deps.config.memorySummary
         ? undefined
         : async (window: WindowInfo, maxTokens: number): Promise<PinnedBlock | null> => {
@@ -82,7 +108,7 @@ export function createMemoryContext(deps: MemoryContextDeps) {
               windowTokens: window.windowTokens,
               maxTokens,
             });
-            if (summary)
+            if (summary) {
               deps.rewriteSummary?.({
                 scope,
                 boundary,
@@ -90,6 +116,9 @@ export function createMemoryContext(deps: MemoryContextDeps) {
                 maxTokens,
                 summary,
               });
+              const job = nextSummaryJob(scope, window, maxTokens);
+              if (job) afterAnswer.push(job);
+            }
             return summary
               ? {
                   message: { role: 'system', content: summary.content },

@@ -5,11 +5,20 @@ import type { NewMessage, Scope, StoredMessage } from '../store/types';
 import { computeBudget } from '../tokens/budget';
 import { countSystemTokens, countToolsTokens } from '../tokens/count-tokens';
 import { buildContext, type BuildContextInput } from './build-context';
-
-/** What the retrieval layer adds to a context. */
-export type Enrichment = Pick<BuildContextInput, 'pinned' | 'summaryReserve' | 'buildSummary' | 'indexReserve' | 'buildIndex'>;
 import { ingestTurns } from './ingest';
 import { toNewMessage } from './normalize-message';
+
+/** Work a request leaves for after its answer, queued with the answer's own (embeddings, links). */
+export interface FollowUp {
+  name: string;
+  run: () => Promise<void>;
+}
+
+/** What the retrieval layer adds to a context. */
+export type Enrichment = Pick<BuildContextInput, 'pinned' | 'summaryReserve' | 'buildSummary' | 'indexReserve' | 'buildIndex'> & {
+  /** Filled while the context is built; queued once the answer is stored. */
+  afterAnswer?: FollowUp[];
+};
 
 /** What the proxy needs to know to rebuild a request's context. */
 export interface PrepareRequestInput {
@@ -47,6 +56,8 @@ export interface PreparedRequest {
   windowStartId: string | null;
   indexStrategy: string | null;
   summaryIncluded: boolean;
+  /** Work for after the answer (the summary of where the window starts next). */
+  afterAnswer: FollowUp[];
 }
 
 /** Stores what is new in the request, then builds the budgeted context to send upstream. */
@@ -69,7 +80,7 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
   const ingesting = ingestTurns(input.store, input.scope, turns);
   const enriching = input.enrich
     ? input.enrich({ scope: input.scope, leaf: ingesting.then((ingested) => ingested.leaf), budget })
-    : Promise.resolve({});
+    : Promise.resolve<Enrichment>({});
   // When storing fails, that error is the request's; the enrichment's echo of it is dropped.
   enriching.catch(() => undefined);
   const ingested = await ingesting;
@@ -97,6 +108,7 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
     windowStartId: built.windowStartId,
     indexStrategy: built.indexStrategy,
     summaryIncluded: built.summaryIncluded,
+    afterAnswer: enrichment.afterAnswer ?? [],
   };
 }
 

@@ -1,7 +1,7 @@
 import type { MemoryStore } from '../store/memory-store';
 import type { BranchSummary, Scope, StoredMessage } from '../store/types';
 import { countTokens, countTokensCached } from '../tokens/count-tokens';
-import { blockSize, pageFor } from './recent-window';
+import { blockSize, blockStart, pageFor } from './recent-window';
 
 /** Blocks folded at most when no earlier summary is stored (older turns stay searchable). */
 const MAX_BLOCKS_TO_FOLD = 12;
@@ -65,6 +65,21 @@ export async function runningSummary(input: RunningSummaryInput): Promise<Branch
   if (summary.tokenCount > input.maxTokens) return null;
   await store.putSummary(scope, summary);
   return summary;
+}
+
+/**
+ * The turn a window of `windowTokens` starts at once it moves one block on from where `turns`
+ * (a recent window, ending with its leaf) starts, when the branch already reaches that far; else
+ * null. Its running summary depends only on turns already stored, so it can be written before the
+ * request that moves the window, which then reads it instead of walking and folding a block.
+ */
+export function nextBoundary(turns: StoredMessage[], windowTokens: number): StoredMessage | null {
+  const leaf = turns.at(-1);
+  if (!leaf) return null;
+  const next = blockStart(leaf.branchTokens, windowTokens) + blockSize(windowTokens);
+  // A window never starts with a tool result (dropOrphanToolResults): the turn after it does.
+  const index = turns.findIndex((turn) => turn.branchTokens - turn.tokenCount >= next && turn.role !== 'tool');
+  return index > 0 ? turns[index]! : null;
 }
 
 /** The blocks evicted since the last stored summary before a boundary. */

@@ -41,5 +41,6 @@ export function memorylessRequest(options: {
     windowStartId: null,
     indexStrategy: null,
     summaryIncluded: false,
+    afterAnswer: [],
   };
 }
