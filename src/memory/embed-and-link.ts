@@ -40,7 +40,7 @@ export async function embedAndLink(writer: MemoryWriter, scope: Scope, turns: St
   for (const turn of live) {
     if (turn.tokenCount > writer.chunkThreshold) await chunkTurn(writer, scope, turn);
     await embedToolCalls(writer, scope, turn);
-    await linkTurn(writer, scope, turn, vectors.get(turn.id)!);
+    await linkTurn(writer, scope, turn, vectors);
   }
 }
 
@@ -87,10 +87,13 @@ async function embedToolCalls(writer: MemoryWriter, scope: Scope, turn: StoredMe
   await writer.store.setEmbeddings(scope, calls.map((call, i) => ({ kind: 'toolcall' as const, id: call.id, vector: vectors[i]! })));
 }
 
-async function linkTurn(writer: MemoryWriter, scope: Scope, turn: StoredMessage, vector: number[]): Promise<void> {
+/** Links `turn` to its parent and its most similar earlier turns; `vectors` holds its own and those of the turns beside it. */
+async function linkTurn(writer: MemoryWriter, scope: Scope, turn: StoredMessage, vectors: Map<string, number[]>): Promise<void> {
+  const vector = vectors.get(turn.id)!;
   const synapses: Synapse[] = [];
   if (turn.parentId) {
-    const parent = (await writer.store.getEmbeddings(scope, [turn.parentId])).get(turn.parentId);
+    // An answer's parent is usually the question stored with it, whose vector is at hand.
+    const parent = vectors.get(turn.parentId) ?? (await writer.store.getEmbeddings(scope, [turn.parentId])).get(turn.parentId);
     if (parent) {
       const score = cosineSimilarity(vector, parent);
       if (score >= writer.synapseThreshold) synapses.push({ fromId: turn.parentId, toId: turn.id, score });

@@ -1,0 +1,44 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { append, freshScope, turn } from '../../test/store/contract-fixtures';
+import { cosineSimilarity } from '../embeddings/embedder';
+import { LocalEmbedder } from '../embeddings/local-embedder';
+import { SqliteStore } from '../store/sqlite/sqlite-store';
+import { embedAndLink, type MemoryWriter } from './embed-and-link';
+
+describe('embedAndLink', () => {
+  let store: SqliteStore;
+  let writer: MemoryWriter;
+
+  beforeAll(async () => {
+    store = new SqliteStore({ dataDir: mkdtempSync(path.join(tmpdir(), 'memory-proxy-link-')) });
+    await store.init({ embeddingDimensions: 384 });
+    writer = { store, embedder: new LocalEmbedder({ dimensions: 384 }), chunkThreshold: 2000, synapseThreshold: 0.5 };
+  });
+  afterAll(() => store.close());
+
+  it('links an answer to the question stored with it, and a later turn to an earlier similar one, scored by their stored vectors', async () => {
+    const scope = freshScope();
+    const [question, answer] = await append(store, scope, null, [
+      turn('user', 'Where did my sister Marguerite move with her cat Pistachio?'),
+      turn('assistant', 'Your sister Marguerite moved to Lisbon with her cat Pistachio.'),
+    ]);
+    await embedAndLink(writer, scope, [question!, answer!]);
+    const [later] = await append(store, scope, answer!.id, [turn('user', 'Is Pistachio, the cat of my sister Marguerite, happy in Lisbon?')]);
+    // Alone in its batch: its parent's vector comes from the store.
+    await embedAndLink(writer, scope, [later!]);
+
+    const vectors = await store.getEmbeddings(scope, [question!.id, answer!.id, later!.id]);
+    const score = (a: string, b: string) => cosineSimilarity(vectors.get(a)!, vectors.get(b)!);
+    expect(score(question!.id, answer!.id)).toBeGreaterThan(0.5);
+    expect(await store.getSynapses(scope, answer!.id)).toContainEqual({ fromId: question!.id, toId: answer!.id, score: expect.closeTo(score(question!.id, answer!.id), 5) });
+    expect(await store.getSynapses(scope, later!.id)).toEqual(
+      expect.arrayContaining([
+        { fromId: answer!.id, toId: later!.id, score: expect.closeTo(score(answer!.id, later!.id), 5) },
+        { fromId: question!.id, toId: later!.id, score: expect.closeTo(score(question!.id, later!.id), 5) },
+      ]),
+    );
+  });
+});
