@@ -3,11 +3,47 @@ import type { Integer } from 'neo4j-driver';
 import type { StoredMessage, StoredToolCall, TurnRole } from '../types';
 
 /**
+ * The properties toStoredMessage reads, named one by one: `.*` would read every property,
+ * the embedding too (384 floats from the array store per turn, ~160 turns in a window's page),
+ * only to drop it.
+ */
+const MESSAGE_KEYS = [
+  'id',
+  'partition',
+  'instance',
+  'role',
+  'content',
+  'raw',
+  'snippet',
+  'timestamp',
+  'seq',
+  'token_count',
+  'branch_tokens',
+  'content_hash',
+  'model',
+  'trace_id',
+  'metadata',
+  'edited',
+  'deleted',
+  'edit_history',
+  'is_chunk',
+  'chunk_index',
+  'chunk_parent_id',
+]
+  .map((key) => `.${key}`)
+  .join(', ');
+
+/** The properties toStoredToolCall reads (its embedding left out, as a message's). */
+const TOOL_CALL_KEYS = ['id', 'partition', 'instance', 'call_id', 'tool_name', 'arguments', 'result', 'timestamp', 'message_id', 'token_count', 'duration_ms']
+  .map((key) => `.${key}`)
+  .join(', ');
+
+/**
  * The Cypher map projection of a Message bound to `variable` (a name from code, never input):
- * every property except the embedding, which is large and rarely needed, plus the parent id.
+ * every property but the embedding, which is large and rarely needed, plus the parent id.
  */
 export function projectMessage(variable: string): string {
-  return `${variable} {.*, embedding: null, parent_id: [(${variable})-[:REPLIES_TO]->(parent:Message) | parent.id][0]}`;
+  return `${variable} {${MESSAGE_KEYS}, parent_id: [(${variable})-[:REPLIES_TO]->(parent:Message) | parent.id][0]}`;
 }
 
 /** The message projection when `$withMessages` is true, else null (searches that load hits). */
@@ -22,7 +58,7 @@ export function optionalMessage(value: unknown): { message?: StoredMessage } {
 
 /** The Cypher map projection of a ToolCall bound to `variable`, without its embedding. */
 export function projectToolCall(variable: string): string {
-  return `${variable} {.*, embedding: null}`;
+  return `${variable} {${TOOL_CALL_KEYS}}`;
 }
 
 /** A stored message from a projected Message map. */
