@@ -6,6 +6,7 @@
  * them, the median start and end over the requests, and how many requests made it.
  *   npm run bench:timeline -- [--stores sqlite,neo4j] [--turns 10000] [--requests 150]
  *     [--scope partition/instance]   (an instance already stored: nothing is loaded or purged)
+ *     [--keep]   (leaves the instance it loaded, and prints its scope for --scope next time)
  *     [--history 8]   (each request resends the conversation's last turns before its new one,
  *                      as chat UIs do, instead of sending the new message alone)
  *     [--slowest 5]   (also prints the calls of the requests slowest to reach the upstream)
@@ -123,7 +124,9 @@ async function runStore(storeName: StoreName): Promise<void> {
   }
   await background.stop();
   await upstream.close();
-  await bench.dispose(reused ? [] : [scope]);
+  const keep = reused !== undefined || options.has('keep');
+  await bench.dispose(keep ? [] : [scope]);
+  if (keep && !reused) console.log(`kept: --scope ${scope.partition}/${scope.instance}`);
   report(storeName, requestTimelines);
   process.exit(0);
 }
