@@ -17,6 +17,7 @@ import type { Logger } from './logger';
 import { MODEL_LANE, type BackgroundQueue } from './memory/background-queue';
 import { embedAndLink, sweepMissingEmbeddings, type MemoryWriter } from './memory/embed-and-link';
 import { createMemoryContext } from './memory/memory-context';
+import type { FollowUp } from './memory/prepare-request';
 import { createSummaryRewriter } from './memory/summary-rewriter';
 import { MaintenanceRunner, type MaintenanceOutcome } from './memory/maintenance/maintenance-runner';
 import type { TopicSummarizer } from './memory/maintenance/summarize-topics';
@@ -94,9 +95,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Under sustained load faster than embedding, the queue would grow without bound (the soak
   // bench showed it); past the limit new turns wait for one sweep queued behind the backlog.
   let sweepQueued = false;
-  const remember = (scope: Scope, turns: StoredMessage[]) => {
+  // A request's follow-ups (the next window's summary) are dropped past the limit: the request
+  // that needs one builds it itself.
+  const remember = (scope: Scope, turns: StoredMessage[], followUps: FollowUp[]) => {
     if (deps.background.pending < MAX_QUEUED_JOBS) {
       deps.background.push('embed-and-link', () => embedAndLink(writer, scope, turns));
+      for (const job of followUps) deps.background.push(job.name, job.run);
     } else if (!sweepQueued) {
       sweepQueued = true;
       deps.background.push('overflow-sweep', async () => {
@@ -134,10 +138,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       logger: deps.logger,
       now,
       toollessModels: new Set<string>(),
-      afterAnswer: (scope, turns, followUps) => {
-        remember(scope, turns);
-        for (const job of followUps) if (deps.background.pending < MAX_QUEUED_JOBS) deps.background.push(job.name, job.run);
-      },
+      afterAnswer: remember,
       enrich: createMemoryContext({ store, embedder: deps.embedder, config: deps.config, rewriteSummary }),
       metrics,
     },
