@@ -174,7 +174,7 @@ async function proxyAtScale(env: Record<string, string>, scope: Scope, stored: n
   }
 }
 
-/** recall@10 of the store's vector search against exact search (embedded store), or '' when it has no exact path. */
+/** recall@10 of the store's vector search against its exact search, or '' when it has no exact path. */
 async function vectorRecall(store: MemoryStore, scope: Scope): Promise<string> {
   const exact = (store as { exactVectorSearch?: (scope: Scope, vector: number[], k: number) => Promise<{ id: string }[]> }).exactVectorSearch;
   if (!exact) return '';

@@ -207,6 +207,54 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
     });
   });
 
+  describe('vector search recall in an instance of many turns', () => {
+    const scope = freshScope();
+    const TURNS = 4_000;
+    const TOPICS = 40;
+    const QUERIES = 20;
+    const topics = Array.from({ length: TOPICS }, () => randomUnitVector());
+    /** A turn or question about one topic: near its centre, each in its own direction. */
+    const about = (topic: number) => combine(1, topics[topic % TOPICS]!, 1.2, orthogonalUnitVector(topics[topic % TOPICS]!));
+    const stored: { id: string; vector: number[] }[] = [];
+
+    beforeAll(async () => {
+      for (let batch = 0; batch < TURNS / NOISE_BATCH; batch += 1) {
+        const turns = await store.appendPath(scope, {
+          parentId: stored.at(-1)?.id ?? null,
+          messages: Array.from({ length: NOISE_BATCH }, (_, index) => turn('user', `turn ${batch}-${index}`)),
+        });
+        const vectors = turns.map((_, index) => about(batch * NOISE_BATCH + index));
+        await store.setEmbeddings(
+          scope,
+          turns.map(({ message }, index) => ({ kind: 'message' as const, id: message.id, vector: vectors[index]! })),
+        );
+        turns.forEach(({ message }, index) => stored.push({ id: message.id, vector: vectors[index]! }));
+      }
+    }, 120_000);
+
+    afterAll(async () => {
+      await runner.write('MATCH (m:Message {partition: $partition, instance: $instance}) DETACH DELETE m', { ...scope });
+      await runner.write('MATCH (i:Instance {partition: $partition, instance: $instance}) DELETE i', { ...scope });
+    });
+
+    it('finds nearly all of the exact 10 nearest turns, with exact scores', async () => {
+      let found = 0;
+      for (let query = 0; query < QUERIES; query += 1) {
+        const vector = about(query * 7);
+        const exact = stored
+          .map((entry) => ({ id: entry.id, score: cosine(vector, entry.vector) }))
+          .sort((a, b) => b.score - a.score)
+          .slice(0, 10);
+        const hits = await store.vectorSearch(scope, vector, { k: 10 });
+        const exactIds = new Set(exact.map((hit) => hit.id));
+        found += hits.filter((hit) => exactIds.has(hit.id)).length;
+        for (const hit of hits) expect(hit.score).toBeCloseTo(cosine(vector, stored.find((entry) => entry.id === hit.id)!.vector), 4);
+      }
+      // Full-precision search finds all of them here; the server's default binary codes, 91-93%.
+      expect(found / (QUERIES * 10)).toBeGreaterThanOrEqual(0.98);
+    });
+  });
+
   it('hides a soft-deleted turn and the tool calls it made, with either vector strategy', async () => {
     const scope = freshScope();
     const word = uniqueWord();

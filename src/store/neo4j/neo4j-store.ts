@@ -310,6 +310,26 @@ export class Neo4jStore implements MemoryStore {
     }
   }
 
+  /**
+   * The exact k nearest messages of a scope, from a scan of every stored vector: what the
+   * index's approximate search is measured against (bench/scale.ts recall@10).
+   */
+  async exactVectorSearch(scope: Scope, vector: number[], k: number): Promise<VectorHit[]> {
+    this.checkDimensions(vector);
+    return vectorSearch({
+      runner: this.runner,
+      scope,
+      vector,
+      k,
+      includeToolCalls: false,
+      withMessages: false,
+      strategy: 'scoped',
+      dimensions: this.dimensions,
+      exactScanLimit: Number.MAX_SAFE_INTEGER - 1,
+      share: 0,
+    });
+  }
+
   async fullTextSearch(
     scope: Scope,
     text: string,

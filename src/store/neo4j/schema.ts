@@ -21,6 +21,16 @@ export const VECTOR_FILTER_PROPERTIES = {
   ToolCall: ['partition', 'instance'],
 } as const;
 
+/**
+ * Vector indexes search full-precision vectors where the server takes the setting (2026.x).
+ * Its default there, binary codes searched three times as wide and rescored, found 63% of a
+ * question's exact 10 nearest among 10^6 turns and took 12.1 ms at the median for 40 hits;
+ * full precision found 86% in 5.4-6.5 ms (the same questions against one index and then the
+ * other). The index keeps the full vectors either way, for its rescoring.
+ */
+const UNQUANTIZED = 'NONE';
+const FULL_PRECISION = `, \`vector.quantization.type\`: '${UNQUANTIZED}'`;
+
 /** Constraints and range indexes: all idempotent, none depends on configuration. */
 export const SCHEMA_STATEMENTS: readonly string[] = [
   'CREATE CONSTRAINT message_id IF NOT EXISTS FOR (m:Message) REQUIRE m.id IS UNIQUE',
@@ -92,7 +102,9 @@ export async function ensureSchema(
     // A server that refuses filter properties after all keeps a plain index and the scoped strategy.
     filtered = filtered && ok;
   }
-  await runner.write('CALL db.awaitIndexes(300)');
+  // A rebuilt index is read by every query: startup waits for it, up to an hour (10^6 turns
+  // take minutes), rather than serve searches that fail until it is online.
+  await runner.write('CALL db.awaitIndexes(3600)');
   return filtered ? 'filtered' : 'scoped';
 }
 
@@ -124,22 +136,33 @@ async function ensureVectorIndex(
     existing &&
     (existing.name !== name ||
       existing.dimensions !== dimensions ||
-      !sameList(existing.filters, wanted))
+      !sameList(existing.filters, wanted) ||
+      (options.filtered && existing.quantization !== null && existing.quantization !== UNQUANTIZED))
   ) {
     // A vector index only indexes vectors of its own dimensions: after a model change (or an
-    // upgrade that brings filtering) it must be rebuilt. The embeddings stay on the nodes.
+    // upgrade that brings filtering, or full-precision search) it must be rebuilt. The
+    // embeddings stay on the nodes.
     await runner.write(`DROP INDEX ${quoteName(existing.name)} IF EXISTS`);
   } else if (existing) {
     return wanted.length > 0;
   }
-  const indexOptions = `OPTIONS {indexConfig: {\`vector.dimensions\`: ${dimensions}, \`vector.similarity_function\`: 'cosine'}}`;
+  const indexOptions = (extra: string) =>
+    `OPTIONS {indexConfig: {\`vector.dimensions\`: ${dimensions}, \`vector.similarity_function\`: 'cosine'${extra}}}`;
   if (options.filtered) {
     const filters = wanted.map((property) => `v.${property}`).join(', ');
-    try {
-      await runSchemaStatement(
+    const create = (extra: string) =>
+      runSchemaStatement(
         runner,
-        `CYPHER 25 CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (v:${label}) ON v.embedding WITH [${filters}] ${indexOptions}`,
+        `CYPHER 25 CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (v:${label}) ON v.embedding WITH [${filters}] ${indexOptions(extra)}`,
       );
+    try {
+      try {
+        await create(FULL_PRECISION);
+      } catch (error) {
+        // A server without the setting keeps its default quantization.
+        if (!isSyntaxError(error) && !isInvalidArgument(error)) throw error;
+        await create('');
+      }
       return true;
     } catch (error) {
       if (!isSyntaxError(error)) throw error;
@@ -147,7 +170,7 @@ async function ensureVectorIndex(
   }
   await runSchemaStatement(
     runner,
-    `CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (v:${label}) ON v.embedding ${indexOptions}`,
+    `CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (v:${label}) ON v.embedding ${indexOptions('')}`,
   );
   return false;
 }
@@ -155,7 +178,7 @@ async function ensureVectorIndex(
 async function findVectorIndex(
   runner: Neo4jRunner,
   label: string,
-): Promise<{ name: string; dimensions: number | null; filters: string[] } | null> {
+): Promise<{ name: string; dimensions: number | null; filters: string[]; quantization: string | null } | null> {
   const rows = await runner.read(
     `SHOW INDEXES YIELD name, type, labelsOrTypes, properties, options
      WHERE type = 'VECTOR' AND labelsOrTypes = [$label] AND properties[0] = 'embedding'
@@ -166,9 +189,11 @@ async function findVectorIndex(
   if (!row) return null;
   const config = ((row['options'] as Row | null)?.['indexConfig'] ?? {}) as Row;
   const dimensions = config['vector.dimensions'];
+  const quantization = config['vector.quantization.type'];
   return {
     name: String(row['name']),
     dimensions: typeof dimensions === 'number' ? dimensions : null,
+    quantization: typeof quantization === 'string' ? quantization : null,
     filters: (row['properties'] as string[]).slice(1),
   };
 }
@@ -191,6 +216,10 @@ function isSyntaxError(error: unknown): boolean {
     code === 'Neo.ClientError.Statement.SyntaxError' ||
     code === 'Neo.ClientError.Statement.ArgumentError'
   );
+}
+
+function isInvalidArgument(error: unknown): boolean {
+  return (error as { code?: unknown }).code === 'Neo.ClientError.General.InvalidArguments';
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
