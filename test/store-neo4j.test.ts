@@ -212,18 +212,19 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
     const TURNS = 4_000;
     const TOPICS = 40;
     const QUERIES = 20;
+    const BATCH = 500;
     const topics = Array.from({ length: TOPICS }, () => randomUnitVector());
     /** A turn or question about one topic: near its centre, each in its own direction. */
     const about = (topic: number) => combine(1, topics[topic % TOPICS]!, 1.2, orthogonalUnitVector(topics[topic % TOPICS]!));
     const stored: { id: string; vector: number[] }[] = [];
 
     beforeAll(async () => {
-      for (let batch = 0; batch < TURNS / NOISE_BATCH; batch += 1) {
+      for (let batch = 0; batch < TURNS / BATCH; batch += 1) {
         const turns = await store.appendPath(scope, {
           parentId: stored.at(-1)?.id ?? null,
-          messages: Array.from({ length: NOISE_BATCH }, (_, index) => turn('user', `turn ${batch}-${index}`)),
+          messages: Array.from({ length: BATCH }, (_, index) => turn('user', `turn ${batch}-${index}`)),
         });
-        const vectors = turns.map((_, index) => about(batch * NOISE_BATCH + index));
+        const vectors = turns.map((_, index) => about(batch * BATCH + index));
         await store.setEmbeddings(
           scope,
           turns.map(({ message }, index) => ({ kind: 'message' as const, id: message.id, vector: vectors[index]! })),
