@@ -246,6 +246,8 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
           .map((entry) => ({ id: entry.id, score: cosine(vector, entry.vector) }))
           .sort((a, b) => b.score - a.score)
           .slice(0, 10);
+        // The store's own exact scan, which the scale bench measures recall against, agrees.
+        expect((await store.exactVectorSearch(scope, vector, 10)).map((hit) => hit.id)).toEqual(exact.map((hit) => hit.id));
         const hits = await store.vectorSearch(scope, vector, { k: 10 });
         const exactIds = new Set(exact.map((hit) => hit.id));
         found += hits.filter((hit) => exactIds.has(hit.id)).length;

@@ -50,7 +50,7 @@ import { ensureSchema, type VectorStrategy } from './schema';
 import type { ScopedRunner } from './scope-params';
 import { ScopeShares } from './scope-share';
 import { addToolCalls, getToolCall, getToolCallsByMessage } from './tool-call-queries';
-import { EXACT_SCAN_LIMIT, vectorSearch } from './vector-search';
+import { EXACT_SCAN_LIMIT, exactVectorSearch, vectorSearch } from './vector-search';
 import { exportGraph } from '../export-graph';
 import { forkBranch } from '../fork-branch';
 import type { GraphRecord } from '../graph-record';
@@ -310,24 +310,10 @@ export class Neo4jStore implements MemoryStore {
     }
   }
 
-  /**
-   * The exact k nearest messages of a scope, from a scan of every stored vector: what the
-   * index's approximate search is measured against (bench/scale.ts recall@10).
-   */
+  /** The exact k nearest messages of a scope, bypassing the index (to measure its recall). */
   async exactVectorSearch(scope: Scope, vector: number[], k: number): Promise<VectorHit[]> {
     this.checkDimensions(vector);
-    return vectorSearch({
-      runner: this.runner,
-      scope,
-      vector,
-      k,
-      includeToolCalls: false,
-      withMessages: false,
-      strategy: 'scoped',
-      dimensions: this.dimensions,
-      exactScanLimit: Number.MAX_SAFE_INTEGER - 1,
-      share: 0,
-    });
+    return exactVectorSearch({ runner: this.runner, scope, vector, k, dimensions: this.dimensions });
   }
 
   async fullTextSearch(

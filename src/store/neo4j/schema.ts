@@ -150,22 +150,18 @@ async function ensureVectorIndex(
     `OPTIONS {indexConfig: {\`vector.dimensions\`: ${dimensions}, \`vector.similarity_function\`: 'cosine'${extra}}}`;
   if (options.filtered) {
     const filters = wanted.map((property) => `v.${property}`).join(', ');
-    const create = (extra: string) =>
-      runSchemaStatement(
-        runner,
-        `CYPHER 25 CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (v:${label}) ON v.embedding WITH [${filters}] ${indexOptions(extra)}`,
-      );
-    try {
+    // A server without the quantization setting keeps its default; one that refuses filter
+    // properties gets the plain index below.
+    for (const extra of [FULL_PRECISION, '']) {
       try {
-        await create(FULL_PRECISION);
+        await runSchemaStatement(
+          runner,
+          `CYPHER 25 CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (v:${label}) ON v.embedding WITH [${filters}] ${indexOptions(extra)}`,
+        );
+        return true;
       } catch (error) {
-        // A server without the setting keeps its default quantization.
-        if (!isSyntaxError(error) && !isInvalidArgument(error)) throw error;
-        await create('');
+        if (!isSyntaxError(error) && !(extra !== '' && isInvalidArgument(error))) throw error;
       }
-      return true;
-    } catch (error) {
-      if (!isSyntaxError(error)) throw error;
     }
   }
   await runSchemaStatement(

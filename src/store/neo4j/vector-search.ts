@@ -81,16 +81,29 @@ export async function vectorSearch(input: VectorSearchInput): Promise<VectorHit[
       input.strategy === 'filtered'
         ? await filteredSearch(input, target)
         : await scopedSearch(input, target);
-    for (const row of rows) {
-      hits.push({
-        id: String(row['id']),
-        kind,
-        score: 2 * (toNumber(row['score']) ?? 0) - 1,
-        ...optionalMessage(row['message']),
-      });
-    }
+    hits.push(...rows.map((row) => toHit(row, kind)));
   }
   return hits.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id)).slice(0, input.k);
+}
+
+/**
+ * The exact k nearest messages of a scope, from a scan of every vector it stored: what the
+ * index's approximate search is measured against (bench/scale.ts recall@10).
+ */
+export async function exactVectorSearch(
+  input: Pick<VectorSearchInput, 'runner' | 'scope' | 'vector' | 'k' | 'dimensions'>,
+): Promise<VectorHit[]> {
+  const rows = await exactScan({ ...input, withMessages: false }, TARGETS.message);
+  return rows.map((row) => toHit(row, 'message'));
+}
+
+function toHit(row: Row, kind: VectorHit['kind']): VectorHit {
+  return {
+    id: String(row['id']),
+    kind,
+    score: 2 * (toNumber(row['score']) ?? 0) - 1,
+    ...optionalMessage(row['message']),
+  };
 }
 
 // The filter properties live in the index (WITH [...] at creation), so the index itself returns
@@ -187,7 +200,10 @@ async function scopedSearch(input: VectorSearchInput, target: Target): Promise<R
   return exactScan(input, target);
 }
 
-async function exactScan(input: VectorSearchInput, target: Target): Promise<Row[]> {
+async function exactScan(
+  input: Pick<VectorSearchInput, 'runner' | 'scope' | 'vector' | 'k' | 'dimensions' | 'withMessages'>,
+  target: Target,
+): Promise<Row[]> {
   // Vectors of another model's dimensions (before a re-embed finishes) cannot be compared.
   return input.runner.read(
     `MATCH (n:${target.label})
