@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Neo4jConfig } from '../../src/config/load-config';
 import type { MemoryStore } from '../../src/store/memory-store';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
+import { Neo4jRunner } from '../../src/store/neo4j/neo4j-runner';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import type { Scope } from '../../src/store/types';
 
@@ -58,11 +59,12 @@ export async function openBenchStore(name: StoreName): Promise<BenchStore> {
   const store = new Neo4jStore(config);
   await store.init({ embeddingDimensions: BENCH_DIMENSIONS });
   const health = await store.health();
+  const pageCache = await neo4jPageCache(config);
   return {
     name,
     store,
     env: { NEO4J_URI: config.uri, NEO4J_USER: config.user, NEO4J_PASSWORD: config.password, NEO4J_DATABASE: config.database },
-    description: `neo4j (${health.detail}, ${config.uri})`,
+    description: `neo4j (${health.detail}, ${config.uri}, page cache ${pageCache})`,
     async dispose(scopes) {
       // Purging arrived with the management API; without it the bench instances stay (their
       // partitions start with "bench-").
@@ -100,4 +102,22 @@ export function storeList(value: string | undefined): StoreName[] {
   const names = (value ?? 'sqlite,neo4j').split(',');
   for (const name of names) if (name !== 'sqlite' && name !== 'neo4j') throw new Error(`unknown store ${name}`);
   return names as StoreName[];
+}
+
+/**
+ * The server's page cache size: it decides whether a large store's nodes and properties are read
+ * from memory, so the results must say it (scripts/neo4j.sh defaults to 256 MiB for tests).
+ */
+async function neo4jPageCache(config: Neo4jConfig): Promise<string> {
+  const runner = new Neo4jRunner(config);
+  try {
+    const [row] = await runner.read(
+      "SHOW SETTINGS YIELD name, value WHERE name = 'server.memory.pagecache.size' RETURN value",
+    );
+    return String(row?.['value'] ?? 'unknown');
+  } catch {
+    return 'unknown';
+  } finally {
+    await runner.close();
+  }
 }
