@@ -4,8 +4,9 @@ import type Database from 'better-sqlite3';
  * The schema version this code writes, kept in `PRAGMA user_version`. 2 added the named
  * indexes statements pin with INDEXED BY; the DDL is idempotent, so running it upgrades a 1.
  * 3 gave the full-text index each turn's scope (see SCOPE_TOKEN); upgrading rebuilds it.
+ * 4 added messages_scope_pk and messages_scope_pending (the DDL creates them on upgrade).
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * The word the full-text index stores in the `scope` column of each turn: the hex of its
@@ -57,11 +58,18 @@ CREATE INDEX IF NOT EXISTS messages_scope_hash ON messages (partition, instance,
 CREATE INDEX IF NOT EXISTS messages_scope_parent
   ON messages (partition, instance, parent_id, content_hash);
 CREATE INDEX IF NOT EXISTS messages_scope_time ON messages (partition, instance, timestamp);
+
 CREATE INDEX IF NOT EXISTS messages_chunk_parent
   ON messages (chunk_parent_id, chunk_index) WHERE chunk_parent_id IS NOT NULL;
 -- Keeps the startup sweep cheap once nearly everything has its embedding.
 CREATE INDEX IF NOT EXISTS messages_pending_embedding
   ON messages (pk) WHERE embedding IS NULL AND deleted = 0 AND content <> '';
+-- A vector index catching up on other processes' writes reads one scope's rows: those stored
+-- since a pk (an index ends with the rowid, so this one is in pk order within a scope), and
+-- those still waiting for their embedding, which under load are thousands store-wide.
+CREATE INDEX IF NOT EXISTS messages_scope_pk ON messages (partition, instance);
+CREATE INDEX IF NOT EXISTS messages_scope_pending
+  ON messages (partition, instance) WHERE embedding IS NULL AND deleted = 0 AND content <> '';
 
 CREATE TABLE IF NOT EXISTS edges (
   pk INTEGER PRIMARY KEY,

@@ -11,6 +11,7 @@ import type { NewMessage, Scope, TurnRole } from '../types';
 import { SqliteStore } from './sqlite-store';
 import { MESSAGE_COLUMNS } from './message-row';
 import { prepareStatements } from './statements';
+import { prepareVectorIndexStatements } from './vector-index-statements';
 
 const DIMENSIONS = 4;
 const WRITER = fileURLToPath(new URL('./concurrent-writer.fixture.ts', import.meta.url));
@@ -288,6 +289,31 @@ describe('SqliteStore', () => {
           /(messages|tool_calls)_\w+ \(partition=\? AND instance=\?\)/,
         );
     }
+  });
+});
+
+describe('SqliteStore vector index catch-up', () => {
+  it('reads only the searched instance\'s new and pending rows, also in a store made before', async () => {
+    const dataDir = tempDir();
+    const store = await openStore(dataDir);
+    await store.close();
+    // A store of schema version 3, before the indexes the catch-up reads by.
+    const old = new Database(path.join(dataDir, 'memory.sqlite'));
+    old.exec('DROP INDEX messages_scope_pk; DROP INDEX messages_scope_pending; PRAGMA user_version = 3;');
+    old.close();
+    await openStore(dataDir);
+    const db = new Database(path.join(dataDir, 'memory.sqlite'), { readonly: true });
+    const { vectorsAfter, pendingPks } = prepareVectorIndexStatements(db);
+    const planOf = (source: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${source}`).all({ ...scope, afterPk: 1, upToPk: 1 }) as { detail: string }[])
+        .map((row) => row.detail)
+        .join('; ');
+    const plans = { after: planOf(vectorsAfter.source), pending: planOf(pendingPks.source) };
+    db.close();
+    // Reading every row stored since then, and every row waiting for an embedding, read all
+    // other instances' too: with two processes writing, a seventh of each one's time.
+    expect(plans.after).toMatch(/USING INDEX messages_scope_pk \(partition=\? AND instance=\? AND rowid>\?\)/);
+    expect(plans.pending).toMatch(/USING INDEX messages_scope_pending \(partition=\? AND instance=\? AND rowid<\?\)/);
   });
 });
 

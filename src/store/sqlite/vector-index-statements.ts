@@ -29,11 +29,12 @@ export function prepareVectorIndexStatements(db: Database.Database) {
             AND embedding IS NOT NULL`,
       )
       .raw(),
-    // Rows stored since a pk (by other connections, which the index did not see).
+    // Rows of the scope stored since a pk (by other connections, which the index did not see).
     vectorsAfter: db
       .prepare<ScopeParams & { afterPk: number }, PkVectorRow>(
-        `SELECT pk, embedding FROM messages
-          WHERE pk > @afterPk AND ${BY_PK_IN_SCOPE} AND embedding IS NOT NULL`,
+        `SELECT pk, embedding FROM messages INDEXED BY messages_scope_pk
+          WHERE partition = @partition AND instance = @instance AND pk > @afterPk
+            AND embedding IS NOT NULL`,
       )
       .raw(),
     vectorsByPks: db
@@ -50,12 +51,13 @@ export function prepareVectorIndexStatements(db: Database.Database) {
           WHERE pk IN (SELECT value FROM json_each(@pks)) AND ${BY_PK_IN_SCOPE}`,
       )
       .raw(),
-    // Turns of the scope still waiting for their embedding (the pending index is small).
+    // Turns of the scope still waiting for their embedding: the scope's part of the pending rows,
+    // which store-wide are thousands under load.
     pendingPks: db
       .prepare<ScopeParams & { upToPk: number }, number>(
-        `SELECT pk FROM messages INDEXED BY messages_pending_embedding
-          WHERE embedding IS NULL AND deleted = 0 AND content <> '' AND pk <= @upToPk
-            AND partition = @partition AND instance = @instance`,
+        `SELECT pk FROM messages INDEXED BY messages_scope_pending
+          WHERE partition = @partition AND instance = @instance AND pk <= @upToPk
+            AND embedding IS NULL AND deleted = 0 AND content <> ''`,
       )
       .pluck(),
     // Turns of the scope, from the index alone: how large a scope about to load is.
