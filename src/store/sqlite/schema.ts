@@ -4,9 +4,11 @@ import type Database from 'better-sqlite3';
  * The schema version this code writes, kept in `PRAGMA user_version`. 2 added the named
  * indexes statements pin with INDEXED BY; the DDL is idempotent, so running it upgrades a 1.
  * 3 gave the full-text index each turn's scope (see SCOPE_TOKEN); upgrading rebuilds it.
- * 4 added messages_scope_pk and messages_scope_pending (the DDL creates them on upgrade).
+ * 4 added messages_scope_pk and messages_scope_pending; 5 made the first partial, as
+ * messages_scope_embedded, since the planner read whole instances through it (the DDL creates
+ * both on upgrade).
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * The word the full-text index stores in the `scope` column of each turn: the hex of its
@@ -64,10 +66,12 @@ CREATE INDEX IF NOT EXISTS messages_chunk_parent
 -- Keeps the startup sweep cheap once nearly everything has its embedding.
 CREATE INDEX IF NOT EXISTS messages_pending_embedding
   ON messages (pk) WHERE embedding IS NULL AND deleted = 0 AND content <> '';
--- A vector index catching up on other processes' writes reads one scope's rows: those stored
--- since a pk (an index ends with the rowid, so this one is in pk order within a scope), and
--- those still waiting for their embedding, which under load are thousands store-wide.
-CREATE INDEX IF NOT EXISTS messages_scope_pk ON messages (partition, instance);
+-- A vector index catching up on other processes' writes reads one scope's rows: the vectors
+-- stored since a pk (an index ends with the rowid, so these are in pk order within a scope),
+-- and the rows still waiting for their embedding, which under load are thousands store-wide.
+-- Both are partial, so no statement without their conditions reads an instance through them.
+CREATE INDEX IF NOT EXISTS messages_scope_embedded
+  ON messages (partition, instance) WHERE embedding IS NOT NULL;
 CREATE INDEX IF NOT EXISTS messages_scope_pending
   ON messages (partition, instance) WHERE embedding IS NULL AND deleted = 0 AND content <> '';
 
@@ -215,6 +219,7 @@ export function migrateSchema(db: Database.Database): void {
     }
     if (version === SCHEMA_VERSION) return;
     if (version < 3) db.exec(DROP_UNSCOPED_FULL_TEXT);
+    db.exec('DROP INDEX IF EXISTS messages_scope_pk');
     db.exec(SCHEMA);
     // Turns stored before version 3 go into the rebuilt full-text index (none in a new file).
     if (version < 3) db.exec(INDEX_STORED_TURNS);

@@ -293,13 +293,16 @@ describe('SqliteStore', () => {
 });
 
 describe('SqliteStore vector index catch-up', () => {
-  it('reads only the searched instance\'s new and pending rows, also in a store made before', async () => {
+  // Schema 3 had neither index; schema 4 had a plain one the planner read whole instances through.
+  it.each([
+    ['3', 'DROP INDEX messages_scope_embedded; DROP INDEX messages_scope_pending; PRAGMA user_version = 3;'],
+    ['4', 'DROP INDEX messages_scope_embedded; CREATE INDEX messages_scope_pk ON messages (partition, instance); PRAGMA user_version = 4;'],
+  ])('reads only the searched instance\'s new and pending rows, also in a store of schema %s', async (_, before) => {
     const dataDir = tempDir();
     const store = await openStore(dataDir);
     await store.close();
-    // A store of schema version 3, before the indexes the catch-up reads by.
     const old = new Database(path.join(dataDir, 'memory.sqlite'));
-    old.exec('DROP INDEX messages_scope_pk; DROP INDEX messages_scope_pending; PRAGMA user_version = 3;');
+    old.exec(before);
     old.close();
     await openStore(dataDir);
     const db = new Database(path.join(dataDir, 'memory.sqlite'), { readonly: true });
@@ -309,11 +312,13 @@ describe('SqliteStore vector index catch-up', () => {
         .map((row) => row.detail)
         .join('; ');
     const plans = { after: planOf(vectorsAfter.source), pending: planOf(pendingPks.source) };
+    const plainIndex = db.prepare("SELECT name FROM sqlite_master WHERE name = 'messages_scope_pk'").get();
     db.close();
     // Reading every row stored since then, and every row waiting for an embedding, read all
     // other instances' too: with two processes writing, a seventh of each one's time.
-    expect(plans.after).toMatch(/USING INDEX messages_scope_pk \(partition=\? AND instance=\? AND rowid>\?\)/);
+    expect(plans.after).toMatch(/USING INDEX messages_scope_embedded \(partition=\? AND instance=\? AND rowid>\?\)/);
     expect(plans.pending).toMatch(/USING INDEX messages_scope_pending \(partition=\? AND instance=\? AND rowid<\?\)/);
+    expect(plainIndex).toBeUndefined();
   });
 });
 

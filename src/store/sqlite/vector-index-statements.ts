@@ -32,7 +32,7 @@ export function prepareVectorIndexStatements(db: Database.Database) {
     // Rows of the scope stored since a pk (by other connections, which the index did not see).
     vectorsAfter: db
       .prepare<ScopeParams & { afterPk: number }, PkVectorRow>(
-        `SELECT pk, embedding FROM messages INDEXED BY messages_scope_pk
+        `SELECT pk, embedding FROM messages INDEXED BY messages_scope_embedded
           WHERE partition = @partition AND instance = @instance AND pk > @afterPk
             AND embedding IS NOT NULL`,
       )
