@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Neo4jConfig } from '../../src/config/load-config';
 import type { MemoryStore } from '../../src/store/memory-store';
-import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { Neo4jRunner } from '../../src/store/neo4j/neo4j-runner';
+import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
 import { SqliteStore } from '../../src/store/sqlite/sqlite-store';
 import type { Scope } from '../../src/store/types';
 

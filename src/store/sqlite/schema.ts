@@ -60,7 +60,6 @@ CREATE INDEX IF NOT EXISTS messages_scope_hash ON messages (partition, instance,
 CREATE INDEX IF NOT EXISTS messages_scope_parent
   ON messages (partition, instance, parent_id, content_hash);
 CREATE INDEX IF NOT EXISTS messages_scope_time ON messages (partition, instance, timestamp);
-
 CREATE INDEX IF NOT EXISTS messages_chunk_parent
   ON messages (chunk_parent_id, chunk_index) WHERE chunk_parent_id IS NOT NULL;
 -- Keeps the startup sweep cheap once nearly everything has its embedding.
