@@ -178,14 +178,7 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
 
     afterAll(async () => {
       // Keep the shared database small: the noise is this file's own, nobody else reads it.
-      await runner.write(
-        'MATCH (m:Message {partition: $partition, instance: $instance}) DETACH DELETE m',
-        { ...noise },
-      );
-      await runner.write(
-        'MATCH (i:Instance {partition: $partition, instance: $instance}) DELETE i',
-        { ...noise },
-      );
+      await store.purgeInstance(noise);
     });
 
     const strategies: [string, Partial<Neo4jStoreOptions>][] = [
@@ -215,13 +208,17 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
     const BATCH = 500;
     const topics = Array.from({ length: TOPICS }, () => randomUnitVector());
     /** A turn or question about one topic: near its centre, each in its own direction. */
-    const about = (topic: number) => combine(1, topics[topic % TOPICS]!, 1.2, orthogonalUnitVector(topics[topic % TOPICS]!));
-    const stored: { id: string; vector: number[] }[] = [];
+    const about = (topic: number) => {
+      const centre = topics[topic % TOPICS]!;
+      return combine(1, centre, 1.2, orthogonalUnitVector(centre));
+    };
+    const stored = new Map<string, number[]>();
 
     beforeAll(async () => {
+      let last: string | null = null;
       for (let batch = 0; batch < TURNS / BATCH; batch += 1) {
         const turns = await store.appendPath(scope, {
-          parentId: stored.at(-1)?.id ?? null,
+          parentId: last,
           messages: Array.from({ length: BATCH }, (_, index) => turn('user', `turn ${batch}-${index}`)),
         });
         const vectors = turns.map((_, index) => about(batch * BATCH + index));
@@ -229,21 +226,21 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
           scope,
           turns.map(({ message }, index) => ({ kind: 'message' as const, id: message.id, vector: vectors[index]! })),
         );
-        turns.forEach(({ message }, index) => stored.push({ id: message.id, vector: vectors[index]! }));
+        turns.forEach(({ message }, index) => stored.set(message.id, vectors[index]!));
+        last = turns.at(-1)!.message.id;
       }
     }, 120_000);
 
     afterAll(async () => {
-      await runner.write('MATCH (m:Message {partition: $partition, instance: $instance}) DETACH DELETE m', { ...scope });
-      await runner.write('MATCH (i:Instance {partition: $partition, instance: $instance}) DELETE i', { ...scope });
+      await store.purgeInstance(scope);
     });
 
     it('finds nearly all of the exact 10 nearest turns, with exact scores', async () => {
       let found = 0;
       for (let query = 0; query < QUERIES; query += 1) {
         const vector = about(query * 7);
-        const exact = stored
-          .map((entry) => ({ id: entry.id, score: cosine(vector, entry.vector) }))
+        const exact = [...stored]
+          .map(([id, turnVector]) => ({ id, score: cosine(vector, turnVector) }))
           .sort((a, b) => b.score - a.score)
           .slice(0, 10);
         // The store's own exact scan, which the scale bench measures recall against, agrees.
@@ -251,7 +248,7 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
         const hits = await store.vectorSearch(scope, vector, { k: 10 });
         const exactIds = new Set(exact.map((hit) => hit.id));
         found += hits.filter((hit) => exactIds.has(hit.id)).length;
-        for (const hit of hits) expect(hit.score).toBeCloseTo(cosine(vector, stored.find((entry) => entry.id === hit.id)!.vector), 4);
+        for (const hit of hits) expect(hit.score).toBeCloseTo(cosine(vector, stored.get(hit.id)!), 4);
       }
       // Full-precision search finds all of them here; the server's default binary codes, 91-93%.
       expect(found / (QUERIES * 10)).toBeGreaterThanOrEqual(0.98);

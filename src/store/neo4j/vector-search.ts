@@ -90,9 +90,7 @@ export async function vectorSearch(input: VectorSearchInput): Promise<VectorHit[
  * The exact k nearest messages of a scope, from a scan of every vector it stored: what the
  * index's approximate search is measured against (bench/scale.ts recall@10).
  */
-export async function exactVectorSearch(
-  input: Pick<VectorSearchInput, 'runner' | 'scope' | 'vector' | 'k' | 'dimensions'>,
-): Promise<VectorHit[]> {
+export async function exactVectorSearch(input: Omit<ExactScanInput, 'withMessages'>): Promise<VectorHit[]> {
   const rows = await exactScan({ ...input, withMessages: false }, TARGETS.message);
   return rows.map((row) => toHit(row, 'message'));
 }
@@ -200,10 +198,10 @@ async function scopedSearch(input: VectorSearchInput, target: Target): Promise<R
   return exactScan(input, target);
 }
 
-async function exactScan(
-  input: Pick<VectorSearchInput, 'runner' | 'scope' | 'vector' | 'k' | 'dimensions' | 'withMessages'>,
-  target: Target,
-): Promise<Row[]> {
+/** What an exact scan of a scope's vectors needs. */
+type ExactScanInput = Pick<VectorSearchInput, 'runner' | 'scope' | 'vector' | 'k' | 'dimensions' | 'withMessages'>;
+
+async function exactScan(input: ExactScanInput, target: Target): Promise<Row[]> {
   // Vectors of another model's dimensions (before a re-embed finishes) cannot be compared.
   return input.runner.read(
     `MATCH (n:${target.label})
