@@ -69,6 +69,34 @@ export function describeReadContract(getStore: StoreGetter): void {
       expect(await store.getBranch(scope, '01ARZ3NDEKTSV4RRFFQ69G5FAV', { limit: 10 })).toEqual([]);
     });
 
+    it('walks a branch longer than one read, through deleted turns and past siblings forked along it', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      const chain = await append(
+        store,
+        scope,
+        null,
+        Array.from({ length: 600 }, (_, index) => turn(index % 2 === 0 ? 'user' : 'assistant', `turn ${index}`)),
+      );
+      // Siblings hang off the chain on both sides of where the store's reads break it up.
+      for (const at of [10, 63, 64, 65, 255, 256, 257, 400]) await append(store, scope, chain[at]!.id, [turn('user', `sibling of ${at}`)]);
+      const deleted = new Set([chain[5]!.id, chain[64]!.id, chain[300]!.id]);
+      for (const id of deleted) await store.setMessageDeleted(scope, id, true);
+      const live = ids(chain)
+        .reverse()
+        .filter((id) => !deleted.has(id));
+      const leaf = chain.at(-1)!;
+
+      for (const limit of [1, 16, 17, 64, 65, 200, 256, 257, 597, 1000]) {
+        expect(ids(await store.getBranch(scope, leaf.id, { limit }))).toEqual(live.slice(0, limit));
+      }
+      // A deleted turn is walked through even where the walk starts.
+      const below = ids(chain.slice(0, 300))
+        .reverse()
+        .filter((id) => !deleted.has(id));
+      expect(ids(await store.getBranch(scope, chain[300]!.id, { limit: 1000 }))).toEqual(below);
+    });
+
     it('gets turns by id in the order asked, leaving out unknown ids', async () => {
       const store = getStore();
       const scope = freshScope();
