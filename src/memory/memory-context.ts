@@ -1,12 +1,13 @@
 import type { Config } from '../config/load-config';
 import type { Embedder } from '../embeddings/embedder';
+import { LruCache } from '../embeddings/lru-cache';
 import type { MemoryStore } from '../store/memory-store';
 import type { CoreMemoryBlock, Scope, StoredMessage } from '../store/types';
 import { countTokens } from '../tokens/count-tokens';
 import type { IndexBlock, PinnedBlock, WindowInfo } from './build-context';
 import { DEFAULT_THRESHOLDS, formatMemoryIndex } from './memory-index';
-import type { Enrichment, FollowUp } from './prepare-request';
-import { fuseCandidates, searchCandidates, type Candidates } from './retrieve';
+import type { EnrichContext, Enrichment, FollowUp } from './prepare-request';
+import { expandSeeds, expansionSeeds, fuseCandidates, searchCandidates, type Candidates, type Expansion } from './retrieve';
 import { nextBoundary, runningSummary } from './running-summary';
 import type { RewriteRequest } from './summary-rewriter';
 
@@ -31,6 +32,16 @@ export interface MemoryContextDeps {
 
 /** Boundaries whose summary was queued to be written ahead; past this many the memory is cleared. */
 const MAX_PREPARED = 10_000;
+/** Scopes whose last request is remembered (a hint only: a forgotten scope reads after storing). */
+const HINTED_SCOPES = 10_000;
+
+/** What a scope's last request found, so the next one can start its reads before its turns are stored. */
+interface ScopeHint {
+  /** Its branch was longer than the budget, so the memory index was built. */
+  overBudget: boolean;
+  /** The first turn of its recent window, under which its running summary is stored. */
+  windowStart: { id: string; seq: number } | null;
+}
 
 /**
  * The retrieval layer's part of a context: pinned core memory, the running summary of evicted
@@ -58,34 +69,72 @@ export function createMemoryContext(deps: MemoryContextDeps) {
       },
     };
   };
-  return async (context: {
-    scope: Scope;
-    leaf: Promise<StoredMessage | null>;
-    budget: number;
-  }): Promise<Enrichment> => {
+  const hints = new LruCache<string, ScopeHint>(HINTED_SCOPES);
+  return async (context: EnrichContext): Promise<Enrichment> => {
     const { store } = deps;
-    const { scope, budget } = context;
+    const { scope, budget, newest } = context;
     const afterAnswer: FollowUp[] = [];
-    // Core memory does not depend on the request's turns: it is read while they are stored.
-    const [blocks, leaf] = await Promise.all([store.getCoreMemory(scope), context.leaf]);
-    const pinned = coreMemoryBlock(blocks);
-    const search = async (query: StoredMessage): Promise<Candidates> => {
-      const [vector] = await deps.embedder.embed([query.content]);
+    const scopeKey = `${scope.partition}\u0000${scope.instance}`;
+    const hint = hints.get(scopeKey);
+    // One search per query text and request: the guess below, the early search and the index's own share it.
+    const searches = new Map<string, Promise<Candidates>>();
+    const search = (text: string): Promise<Candidates> => {
+      const started = searches.get(text) ?? searchFor(text);
+      searches.set(text, started);
+      return started;
+    };
+    const searchFor = async (text: string): Promise<Candidates> => {
+      const [vector] = await deps.embedder.embed([text]);
       return searchCandidates({
         store,
         scope,
-        text: query.content,
+        text,
         vector: vector ?? null,
         limit: deps.config.retrievalLimit,
         // Turns stored moments ago are the newest, which the recent window holds first.
         fresh: false,
       });
     };
+    // A scope whose branch was past the budget at its last request is past it still (a branch
+    // only grows; a new branch is the exception), so its reads start before the request's turns
+    // are stored instead of after: the new question's searches, the graph expansion of their
+    // best hits outside where the window started (a window only moves on, so while it stays it
+    // excludes the same turns), and the summary stored where it started. Each is used only
+    // where it is what the request would have read (the same text, the same expansion seeds,
+    // the same window start); a guess that misses costs its reads.
+    let earlyExpansion: { text: string; seeds: string[]; expansion: Promise<Expansion> } | null = null;
+    if (deps.config.memoryIndex && hint?.overBudget && newest?.role === 'user' && newest.content.trim() !== '') {
+      const text = newest.content;
+      const startSeq = hint.windowStart?.seq;
+      search(text).then(
+        (candidates) => {
+          if (startSeq === undefined) return;
+          const seeds = expansionSeeds(candidates, (turn) => turn.seq >= startSeq);
+          earlyExpansion = { text, seeds, expansion: expandSeeds({ store, scope }, candidates, seeds) };
+          earlyExpansion.expansion.catch(() => undefined);
+        },
+        () => undefined,
+      );
+    }
+    const storedSummary =
+      deps.config.memorySummary && hint?.windowStart
+        ? { boundaryId: hint.windowStart.id, summary: store.getSummary(scope, hint.windowStart.id) }
+        : null;
+    storedSummary?.summary.catch(() => undefined);
+    // Core memory does not depend on the request's turns: it is read while they are stored.
+    const [blocks, leaf] = await Promise.all([store.getCoreMemory(scope), context.leaf]);
+    const pinned = coreMemoryBlock(blocks);
+    const overBudget = leaf !== null && leaf.branchTokens > budget;
+    const learnt: ScopeHint = { overBudget, windowStart: null };
+    hints.set(scopeKey, learnt);
+    const windowStartsAt = (window: WindowInfo) => {
+      const first = window.turns[0];
+      learnt.windowStart = first ? { id: first.id, seq: first.seq } : null;
+    };
     // A branch longer than the whole budget leaves turns out for sure: the searches for its
-    // newest question start now and run beside the window's and the summary's reads.
-    const early =
-      deps.config.memoryIndex && leaf?.role === 'user' && leaf.branchTokens > budget ? search(leaf) : null;
-    early?.catch(() => undefined);
+    // newest question start now (if the guess has not started them) and run beside the
+    // window's and the summary's reads.
+    if (deps.config.memoryIndex && leaf?.role === 'user' && overBudget) search(leaf.content).catch(() => undefined);
     const indexReserve = deps.config.memoryIndex
       ? Math.min(deps.config.indexMaxTokens, Math.floor(budget * deps.config.indexBudgetShare))
       : 0;
@@ -101,12 +150,14 @@ export function createMemoryContext(deps: MemoryContextDeps) {
         : async (window: WindowInfo, maxTokens: number): Promise<PinnedBlock | null> => {
             const boundary = window.turns[0];
             if (!boundary) return null;
+            windowStartsAt(window);
             const summary = await runningSummary({
               store,
               scope,
               boundary,
               windowTokens: window.windowTokens,
               maxTokens,
+              stored: storedSummary?.boundaryId === boundary.id ? storedSummary.summary : undefined,
             });
             if (summary) {
               deps.rewriteSummary?.({
@@ -130,10 +181,12 @@ export function createMemoryContext(deps: MemoryContextDeps) {
         ? undefined
         : async (window: WindowInfo, maxTokens: number): Promise<IndexBlock | null> => {
             if (!leaf || !window.evicted) return null;
+            windowStartsAt(window);
             const query = queryTurn(window.turns) ?? leaf;
             // The query's vector is stored after the answer with the rest of the turn's memory
             // (embedAndLink): a write here was a commit on every request's way to upstream.
-            const candidates = await (early && query.id === leaf.id ? early : search(query));
+            const candidates = await search(query.content);
+            const early = earlyExpansion;
             const hits = await fuseCandidates(
               {
                 store,
@@ -142,6 +195,10 @@ export function createMemoryContext(deps: MemoryContextDeps) {
                 limit: deps.config.retrievalLimit,
               },
               candidates,
+              (seeds) =>
+                early?.text === query.content && sameIds(early.seeds, seeds)
+                  ? early.expansion
+                  : expandSeeds({ store, scope }, candidates, seeds),
             );
             const index = formatMemoryIndex({
               hits,
@@ -156,6 +213,10 @@ export function createMemoryContext(deps: MemoryContextDeps) {
           },
     };
   };
+}
+
+function sameIds(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
 }
 
 /** The newest user turn of the window: what the memory index is retrieved for. */

@@ -20,6 +20,16 @@ export type Enrichment = Pick<BuildContextInput, 'pinned' | 'summaryReserve' | '
   afterAnswer?: FollowUp[];
 };
 
+/** What the retrieval layer is told while the request's turns are being stored. */
+export interface EnrichContext {
+  scope: Scope;
+  /** The request's newest turn as it is being stored (its text is what the index is retrieved for). */
+  newest: NewMessage | null;
+  /** The last turn of the request once stored. */
+  leaf: Promise<StoredMessage | null>;
+  budget: number;
+}
+
 /** What the proxy needs to know to rebuild a request's context. */
 export interface PrepareRequestInput {
   store: MemoryStore;
@@ -35,7 +45,7 @@ export interface PrepareRequestInput {
    * Hooks that add pinned blocks and the memory index (the retrieval layer). Called while the
    * request's turns are being stored, with the leaf to come, so its reads can run meanwhile.
    */
-  enrich?: (context: { scope: Scope; leaf: Promise<StoredMessage | null>; budget: number }) => Promise<Enrichment>;
+  enrich?: (context: EnrichContext) => Promise<Enrichment>;
 }
 
 /** The request to send upstream, and the figures the response headers report. */
@@ -79,7 +89,7 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
   checkNewestFits(turns.at(-1), budget - systemTokens);
   const ingesting = ingestTurns(input.store, input.scope, turns);
   const enriching = input.enrich
-    ? input.enrich({ scope: input.scope, leaf: ingesting.then((ingested) => ingested.leaf), budget })
+    ? input.enrich({ scope: input.scope, newest: turns.at(-1) ?? null, leaf: ingesting.then((ingested) => ingested.leaf), budget })
     : Promise.resolve<Enrichment>({});
   // When storing fails, that error is the request's; the enrichment's echo of it is dropped.
   enriching.catch(() => undefined);

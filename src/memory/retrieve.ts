@@ -1,6 +1,6 @@
 import { STOP_WORDS } from '../embeddings/stop-words';
 import type { MemoryStore } from '../store/memory-store';
-import type { Scope, StoredMessage } from '../store/types';
+import type { Neighbour, Scope, StoredMessage } from '../store/types';
 
 /** The k of reciprocal rank fusion: how much a first place outweighs a tenth. */
 const RRF_K = 60;
@@ -117,41 +117,57 @@ export async function searchCandidates(input: Omit<RetrieveInput, 'exclude'>): P
   return { vectorList, textList, loaded, k };
 }
 
-/** The second half of a retrieval: leaves out `exclude`, expands through the graph, ranks. */
+/** Graph neighbours of a retrieval's seeds, with the turns they lead to that the searches did not load. */
+export interface Expansion {
+  seeds: string[];
+  neighbours: Neighbour[];
+  loaded: Map<string, LoadedTurn>;
+}
+
+/** Fused scores of the search hits, keyed by turn. */
+type Fused = Map<string, { score: number; sources: Set<MatchSource>; chunk?: StoredMessage }>;
+
+/**
+ * The turns graph expansion starts from: the best fused search hits that `excluded` leaves in.
+ * A caller can start the expansion with a guess of what the window excludes and keep it when
+ * the seeds come out the same.
+ */
+export function expansionSeeds(candidates: Candidates, excluded: (turn: StoredMessage) => boolean): string[] {
+  return seedsOf(fuseSearchHits(candidates, candidates.loaded, excluded));
+}
+
+/** The graph neighbours of `seeds` (none without seeds), and the turns they lead to. */
+export async function expandSeeds(
+  input: Pick<RetrieveInput, 'store' | 'scope'>,
+  candidates: Candidates,
+  seeds: string[],
+): Promise<Expansion> {
+  if (seeds.length === 0) return { seeds, neighbours: [], loaded: new Map() };
+  const neighbours = await input.store.neighbours(input.scope, seeds, { limit: candidates.k, withMessages: true });
+  const unseen = neighbours.filter((neighbour) => !candidates.loaded.has(neighbour.id));
+  return { seeds, neighbours, loaded: await loadTurns(input.store, input.scope, unseen) };
+}
+
+/**
+ * The second half of a retrieval: leaves out `exclude`, expands through the graph, ranks.
+ * `expand` may answer from an expansion started earlier when its seeds are the same.
+ */
 export async function fuseCandidates(
   input: Pick<RetrieveInput, 'store' | 'scope' | 'exclude' | 'limit'>,
   candidates: Candidates,
+  expand: (seeds: string[]) => Promise<Expansion> = (seeds) => expandSeeds(input, candidates, seeds),
 ): Promise<RetrievedTurn[]> {
-  const { store, scope } = input;
-  const { vectorList, textList, k } = candidates;
+  const excluded = (turn: StoredMessage) => input.exclude.has(turn.id);
   const loaded = new Map(candidates.loaded);
-  const fused = new Map<string, { score: number; sources: Set<MatchSource>; chunk?: StoredMessage }>();
-  const addList = (hits: RankedId[], source: MatchSource) => {
-    let rank = 0;
-    for (const { id, weight } of hits) {
-      const hit = loaded.get(id);
-      if (!hit || input.exclude.has(hit.turn.id) || hit.turn.deleted) continue;
-      const entry = fused.get(hit.turn.id) ?? { score: 0, sources: new Set<MatchSource>() };
-      if (!entry.sources.has(source)) {
-        entry.score += weight / (RRF_K + ++rank);
-        entry.sources.add(source);
-      }
-      if (hit.chunk && !entry.chunk) entry.chunk = hit.chunk;
-      fused.set(hit.turn.id, entry);
-    }
-  };
-  addList(vectorList, 'vector');
-  addList(textList, 'fulltext');
-
-  const seeds = [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, EXPAND_FROM).map(([id]) => id);
+  const fused = fuseSearchHits(candidates, loaded, excluded);
+  const seeds = seedsOf(fused);
   if (seeds.length > 0) {
-    const neighbours = await store.neighbours(scope, seeds, { limit: k, withMessages: true });
-    const neighbourList = neighbours
+    const expansion = await expand(seeds);
+    for (const [id, turn] of expansion.loaded) loaded.set(id, turn);
+    const neighbourList = [...expansion.neighbours]
       .sort((a, b) => b.score - a.score)
       .map((neighbour) => ({ id: neighbour.id, weight: GRAPH_WEIGHT * Math.max(0, Math.min(1, neighbour.score)) }));
-    const unseen = neighbours.filter((neighbour) => !loaded.has(neighbour.id));
-    for (const [id, turn] of await loadTurns(store, scope, unseen)) loaded.set(id, turn);
-    addList(neighbourList, 'graph');
+    addRanked(fused, loaded, excluded, neighbourList, 'graph');
   }
 
   const turns = new Map([...loaded.values()].map((hit) => [hit.turn.id, hit.turn]));
@@ -168,6 +184,41 @@ export async function fuseCandidates(
     })
     .sort((a, b) => b.score - a.score)
     .slice(0, input.limit);
+}
+
+/** The vector and full-text lists fused by reciprocal rank, leaving out what `excluded` names and deleted turns. */
+function fuseSearchHits(candidates: Candidates, loaded: Map<string, LoadedTurn>, excluded: (turn: StoredMessage) => boolean): Fused {
+  const fused: Fused = new Map();
+  addRanked(fused, loaded, excluded, candidates.vectorList, 'vector');
+  addRanked(fused, loaded, excluded, candidates.textList, 'fulltext');
+  return fused;
+}
+
+/** Adds one ranked list to the fusion: each turn once per source, by its rank among the turns kept. */
+function addRanked(
+  fused: Fused,
+  loaded: Map<string, LoadedTurn>,
+  excluded: (turn: StoredMessage) => boolean,
+  hits: RankedId[],
+  source: MatchSource,
+): void {
+  let rank = 0;
+  for (const { id, weight } of hits) {
+    const hit = loaded.get(id);
+    if (!hit || excluded(hit.turn) || hit.turn.deleted) continue;
+    const entry = fused.get(hit.turn.id) ?? { score: 0, sources: new Set<MatchSource>() };
+    if (!entry.sources.has(source)) {
+      entry.score += weight / (RRF_K + ++rank);
+      entry.sources.add(source);
+    }
+    if (hit.chunk && !entry.chunk) entry.chunk = hit.chunk;
+    fused.set(hit.turn.id, entry);
+  }
+}
+
+/** The best fused hits, where graph expansion starts. */
+function seedsOf(fused: Fused): string[] {
+  return [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, EXPAND_FROM).map(([id]) => id);
 }
 
 /**

@@ -26,6 +26,8 @@ export interface RunningSummaryInput {
   /** The window's token share, which fixes the block boundaries along the branch. */
   windowTokens: number;
   maxTokens: number;
+  /** The summary stored under `boundary`, when the caller has started reading it already. */
+  stored?: Promise<BranchSummary | null>;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface RunningSummaryInput {
 export async function runningSummary(input: RunningSummaryInput): Promise<BranchSummary | null> {
   const { store, scope, boundary } = input;
   if (boundary.parentId === null || !holdsALine(input.maxTokens, boundary)) return null;
-  const cached = await store.getSummary(scope, boundary.id);
+  const cached = await (input.stored ?? store.getSummary(scope, boundary.id));
   if (cached && cached.tokenCount <= input.maxTokens) return cached;
 
   const { blocks, previous } = await evictedSince({
