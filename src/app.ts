@@ -25,7 +25,7 @@ import { runningSummarizer } from './proxy/running-summarizer';
 import { topicSummarizer } from './proxy/topic-summarizer';
 import { UpstreamClient } from './proxy/upstream-client';
 import { guardStore } from './store/guarded-store';
-import type { MemoryStore } from './store/memory-store';
+import type { MemoryStore, VectorHit } from './store/memory-store';
 import type { Scope, StoredMessage } from './store/types';
 
 /** Everything the app is built from, so tests build the real app with a real store and a fake upstream. */
@@ -97,9 +97,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   let sweepQueued = false;
   // A request's follow-ups (the next window's summary) are dropped past the limit: the request
   // that needs one builds it itself.
-  const remember = (scope: Scope, turns: StoredMessage[], followUps: FollowUp[]) => {
+  const remember = (scope: Scope, turns: StoredMessage[], followUps: FollowUp[], nearest: ReadonlyMap<string, VectorHit[]>) => {
     if (deps.background.pending < MAX_QUEUED_JOBS) {
-      deps.background.push('embed-and-link', () => embedAndLink(writer, scope, turns));
+      deps.background.push('embed-and-link', () => embedAndLink(writer, scope, turns, nearest));
       for (const job of followUps) deps.background.push(job.name, job.run);
     } else if (!sweepQueued) {
       sweepQueued = true;

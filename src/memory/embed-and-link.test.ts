@@ -41,4 +41,38 @@ describe('embedAndLink', () => {
       ]),
     );
   });
+
+  it("links a new question to the nearest turns its retrieval found, without a search of its own", async () => {
+    const scope = freshScope();
+    const [question, answer] = await append(store, scope, null, [
+      turn('user', 'Which instrument does my neighbour Theodora play at the harbour festival?'),
+      turn('assistant', 'Your neighbour Theodora plays the accordion at the harbour festival.'),
+    ]);
+    await embedAndLink(writer, scope, [question!, answer!]);
+    const [later] = await append(store, scope, answer!.id, [turn('user', 'Will Theodora bring her accordion to the harbour festival again?')]);
+    // What the retrieval's vector search for the new question found, before the question was embedded.
+    const [vector] = await writer.embedder.embed([later!.content]);
+    const found = await store.vectorSearch(scope, vector!, { k: 40, withMessages: true });
+    let searches = 0;
+    const counted = new Proxy(store, {
+      get(target, property, receiver) {
+        if (property === 'vectorSearch') searches++;
+        const value = Reflect.get(target, property, receiver) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+
+    await embedAndLink({ ...writer, store: counted }, scope, [later!], new Map([[later!.id, found]]));
+    expect(searches).toBe(0);
+    // Linked to each earlier turn that scores at least the threshold, by its stored vectors.
+    const vectors = await store.getEmbeddings(scope, [question!.id, answer!.id, later!.id]);
+    const score = (id: string) => cosineSimilarity(vectors.get(id)!, vectors.get(later!.id)!);
+    const expected = [question!.id, answer!.id]
+      .filter((id) => score(id) >= writer.synapseThreshold)
+      .map((id) => ({ fromId: id, toId: later!.id, score: expect.closeTo(score(id), 5) }));
+    expect(expected.length).toBeGreaterThan(0);
+    const links = await store.getSynapses(scope, later!.id);
+    expect(links).toHaveLength(expected.length);
+    expect(links).toEqual(expect.arrayContaining(expected));
+  });
 });

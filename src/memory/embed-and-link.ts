@@ -1,5 +1,5 @@
 import { cosineSimilarity, type Embedder } from '../embeddings/embedder';
-import type { MemoryStore } from '../store/memory-store';
+import type { MemoryStore, VectorHit } from '../store/memory-store';
 import type { Scope, StoredMessage, Synapse } from '../store/types';
 import { countTokens } from '../tokens/count-tokens';
 import { splitByTokens } from '../tokens/split-by-tokens';
@@ -11,7 +11,7 @@ const SIMILAR_CANDIDATES = 8;
 /** Most semantic links a new turn gets to earlier turns (besides its parent). */
 const MAX_SIMILAR_LINKS = 3;
 /** Characters of a turn embedded as a whole; longer turns are covered by their chunks. */
-const MAX_EMBED_CHARS = 32_000;
+export const MAX_EMBED_CHARS = 32_000;
 
 /** What writing memory needs. */
 export interface MemoryWriter {
@@ -24,9 +24,16 @@ export interface MemoryWriter {
 /**
  * Finishes stored turns: chunks long ones (`CHUNK_OF`), embeds turns, chunks and tool calls,
  * and links each turn by `SYNAPSE` to its parent and to its most similar earlier turns when
- * they score at least the threshold. Safe to run twice on the same turns.
+ * they score at least the threshold. `nearest` holds, by turn id, the nearest stored turns a
+ * search for that turn's own text found already (the retrieval for a new question). Safe to run
+ * twice on the same turns.
  */
-export async function embedAndLink(writer: MemoryWriter, scope: Scope, turns: StoredMessage[]): Promise<void> {
+export async function embedAndLink(
+  writer: MemoryWriter,
+  scope: Scope,
+  turns: StoredMessage[],
+  nearest: ReadonlyMap<string, VectorHit[]> = new Map(),
+): Promise<void> {
   const live = turns.filter((turn) => !turn.isChunk && !turn.deleted);
   if (live.length === 0) return;
   const existing = await writer.store.getEmbeddings(scope, live.map((turn) => turn.id));
@@ -37,11 +44,14 @@ export async function embedAndLink(writer: MemoryWriter, scope: Scope, turns: St
     missing.forEach((turn, i) => vectors.set(turn.id, embedded[i]!));
     await writer.store.setEmbeddings(scope, missing.map((turn, i) => ({ kind: 'message' as const, id: turn.id, vector: embedded[i]! })));
   }
+  // The turns' links are written together: one commit for the lot rather than one per turn.
+  const synapses: Synapse[] = [];
   for (const turn of live) {
     if (turn.tokenCount > writer.chunkThreshold) await chunkTurn(writer, scope, turn);
     await embedToolCalls(writer, scope, turn);
-    await linkTurn(writer, scope, turn, vectors);
+    synapses.push(...(await linksOf(writer, scope, turn, vectors, nearest.get(turn.id))));
   }
+  if (synapses.length > 0) await writer.store.addSynapses(scope, synapses);
 }
 
 /** Embeds whatever the store holds without an embedding (after a crash, or a model change). */
@@ -87,8 +97,14 @@ async function embedToolCalls(writer: MemoryWriter, scope: Scope, turn: StoredMe
   await writer.store.setEmbeddings(scope, calls.map((call, i) => ({ kind: 'toolcall' as const, id: call.id, vector: vectors[i]! })));
 }
 
-/** Links `turn` to its parent and its most similar earlier turns; `vectors` holds its own and those of the turns beside it. */
-async function linkTurn(writer: MemoryWriter, scope: Scope, turn: StoredMessage, vectors: Map<string, number[]>): Promise<void> {
+/** The links of `turn` to its parent and its most similar earlier turns; `vectors` holds its own and those of the turns beside it. */
+async function linksOf(
+  writer: MemoryWriter,
+  scope: Scope,
+  turn: StoredMessage,
+  vectors: Map<string, number[]>,
+  found: VectorHit[] | undefined,
+): Promise<Synapse[]> {
   const vector = vectors.get(turn.id)!;
   const synapses: Synapse[] = [];
   if (turn.parentId) {
@@ -99,7 +115,7 @@ async function linkTurn(writer: MemoryWriter, scope: Scope, turn: StoredMessage,
       if (score >= writer.synapseThreshold) synapses.push({ fromId: turn.parentId, toId: turn.id, score });
     }
   }
-  const similar = await writer.store.vectorSearch(scope, vector, { k: SIMILAR_CANDIDATES });
+  const similar = found?.slice(0, SIMILAR_CANDIDATES) ?? (await writer.store.vectorSearch(scope, vector, { k: SIMILAR_CANDIDATES }));
   const linked = new Set([turn.id, turn.parentId]);
   for (const hit of similar) {
     if (synapses.length > MAX_SIMILAR_LINKS) break;
@@ -107,5 +123,5 @@ async function linkTurn(writer: MemoryWriter, scope: Scope, turn: StoredMessage,
     linked.add(hit.id);
     synapses.push({ fromId: hit.id, toId: turn.id, score: hit.score });
   }
-  if (synapses.length > 0) await writer.store.addSynapses(scope, synapses);
+  return synapses;
 }

@@ -1,10 +1,11 @@
 import type { Config } from '../config/load-config';
 import type { Embedder } from '../embeddings/embedder';
 import { LruCache } from '../embeddings/lru-cache';
-import type { MemoryStore } from '../store/memory-store';
+import type { MemoryStore, VectorHit } from '../store/memory-store';
 import type { CoreMemoryBlock, Scope, StoredMessage } from '../store/types';
 import { countTokens } from '../tokens/count-tokens';
 import type { IndexBlock, PinnedBlock, WindowInfo } from './build-context';
+import { MAX_EMBED_CHARS } from './embed-and-link';
 import { DEFAULT_THRESHOLDS, formatMemoryIndex } from './memory-index';
 import type { EnrichContext, Enrichment, FollowUp } from './prepare-request';
 import { expandSeeds, expansionSeeds, fuseCandidates, searchCandidates, type Candidates, type Expansion } from './retrieve';
@@ -74,6 +75,7 @@ export function createMemoryContext(deps: MemoryContextDeps) {
     const { store } = deps;
     const { scope, budget, newest } = context;
     const afterAnswer: FollowUp[] = [];
+    const nearest = new Map<string, VectorHit[]>();
     const scopeKey = `${scope.partition}\u0000${scope.instance}`;
     const hint = hints.get(scopeKey);
     // One search per query text and request: the guess below, the early search and the index's own share it.
@@ -145,6 +147,7 @@ export function createMemoryContext(deps: MemoryContextDeps) {
         : 0,
       indexReserve,
       afterAnswer,
+      nearest,
       buildSummary: !deps.config.memorySummary
         ? undefined
         : async (window: WindowInfo, maxTokens: number): Promise<PinnedBlock | null> => {
@@ -186,6 +189,8 @@ export function createMemoryContext(deps: MemoryContextDeps) {
             // The query's vector is stored after the answer with the rest of the turn's memory
             // (embedAndLink): a write here was a commit on every request's way to upstream.
             const candidates = await search(query.content);
+            // The new question's nearest turns are also what linking it afterwards would search for.
+            if (query.id === leaf.id && query.content.length <= MAX_EMBED_CHARS) nearest.set(leaf.id, candidates.nearest);
             const early = earlyExpansion;
             const hits = await fuseCandidates(
               {

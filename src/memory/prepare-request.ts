@@ -1,5 +1,5 @@
 import { lookupModel, type Config } from '../config/load-config';
-import type { MemoryStore } from '../store/memory-store';
+import type { MemoryStore, VectorHit } from '../store/memory-store';
 import { InvalidRequestError } from '../errors';
 import type { NewMessage, Scope, StoredMessage } from '../store/types';
 import { computeBudget } from '../tokens/budget';
@@ -18,6 +18,8 @@ export interface FollowUp {
 export type Enrichment = Pick<BuildContextInput, 'pinned' | 'summaryReserve' | 'buildSummary' | 'indexReserve' | 'buildIndex'> & {
   /** Filled while the context is built; queued once the answer is stored. */
   afterAnswer?: FollowUp[];
+  /** Filled while the context is built: turns' nearest stored turns, found by the retrieval. */
+  nearest?: Map<string, VectorHit[]>;
 };
 
 /** What the retrieval layer is told while the request's turns are being stored. */
@@ -68,6 +70,11 @@ export interface PreparedRequest {
   summaryIncluded: boolean;
   /** Work for after the answer (the summary of where the window starts next). */
   afterAnswer: FollowUp[];
+  /**
+   * The nearest stored turns of a turn this request stored, by id, where the retrieval searched
+   * for exactly its text: linking it afterwards needs no search of its own.
+   */
+  nearest: ReadonlyMap<string, VectorHit[]>;
 }
 
 /** Stores what is new in the request, then builds the budgeted context to send upstream. */
@@ -119,6 +126,7 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
     indexStrategy: built.indexStrategy,
     summaryIncluded: built.summaryIncluded,
     afterAnswer: enrichment.afterAnswer ?? [],
+    nearest: enrichment.nearest ?? new Map(),
   };
 }
 

@@ -1,5 +1,5 @@
 import { STOP_WORDS } from '../embeddings/stop-words';
-import type { MemoryStore } from '../store/memory-store';
+import type { MemoryStore, VectorHit } from '../store/memory-store';
 import type { Neighbour, Scope, StoredMessage } from '../store/types';
 
 /** The k of reciprocal rank fusion: how much a first place outweighs a tenth. */
@@ -66,6 +66,8 @@ export interface RetrieveInput {
 
 /** What the vector and full-text searches found, loaded: the first half of a retrieval. */
 export interface Candidates {
+  /** The vector search's hits as the store returned them, nearest first. */
+  nearest: VectorHit[];
   vectorList: RankedId[];
   textList: RankedId[];
   loaded: Map<string, LoadedTurn>;
@@ -114,7 +116,7 @@ export async function searchCandidates(input: Omit<RetrieveInput, 'exclude'>): P
     }));
   const textList = textHits.map((hit) => ({ id: hit.id, weight: FULLTEXT_WEIGHT }));
   const loaded = await loadTurns(store, scope, [...vectorMatches, ...textHits]);
-  return { vectorList, textList, loaded, k };
+  return { nearest: vectorHits, vectorList, textList, loaded, k };
 }
 
 /** Graph neighbours of a retrieval's seeds, with the turns they lead to that the searches did not load. */

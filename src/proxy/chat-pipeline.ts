@@ -5,7 +5,7 @@ import type { Logger } from '../logger';
 import type { ProxyMetrics } from '../metrics/proxy-metrics';
 import { prepareRequest, type FollowUp, type PrepareRequestInput, type PreparedRequest } from '../memory/prepare-request';
 import { memoryToolDefinitions } from '../memory/tools/memory-tools';
-import type { MemoryStore } from '../store/memory-store';
+import type { MemoryStore, VectorHit } from '../store/memory-store';
 import type { Scope, StoredMessage } from '../store/types';
 import { countToolsTokens } from '../tokens/count-tokens';
 import { runJsonRounds } from './json-rounds';
@@ -42,7 +42,7 @@ export interface ChatDeps {
   /** Models that refused a request because of tools: they get no memory tools from then on. */
   toollessModels: Set<string>;
   /** Runs after an answer is stored (embeddings, synapses); never delays the answer. */
-  afterAnswer?: (scope: Scope, stored: StoredMessage[], followUps: FollowUp[]) => void;
+  afterAnswer?: (scope: Scope, stored: StoredMessage[], followUps: FollowUp[], nearest: ReadonlyMap<string, VectorHit[]>) => void;
   /** Adds pinned blocks, the running summary and the memory index to the context. */
   enrich?: PrepareRequestInput['enrich'];
   /** Upstream latency, tool rounds and context tokens go here. */
@@ -147,7 +147,7 @@ export async function runChat(deps: ChatDeps, request: ChatRequest): Promise<Cha
     return outcome;
   } catch (error) {
     request.signal.removeEventListener('abort', onClientAbort);
-    deps.afterAnswer?.(request.scope, prepared.created, prepared.afterAnswer);
+    deps.afterAnswer?.(request.scope, prepared.created, prepared.afterAnswer, prepared.nearest);
     throw error;
   }
 }

@@ -35,6 +35,6 @@ export async function finishAnswer(context: RoundContext, end: AnswerEnd): Promi
   } catch (error) {
     deps.logger.error('could not store the answer', { requestId: request.requestId, error: (error as Error).message });
   }
-  deps.afterAnswer?.(request.scope, [...prepared.created, ...(stored ? [stored] : [])], prepared.afterAnswer);
+  deps.afterAnswer?.(request.scope, [...prepared.created, ...(stored ? [stored] : [])], prepared.afterAnswer, prepared.nearest);
   return stored;
 }

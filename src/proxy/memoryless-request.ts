@@ -42,5 +42,6 @@ export function memorylessRequest(options: {
     indexStrategy: null,
     summaryIncluded: false,
     afterAnswer: [],
+    nearest: new Map(),
   };
 }
