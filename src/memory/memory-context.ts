@@ -189,8 +189,11 @@ export function createMemoryContext(deps: MemoryContextDeps) {
             // The query's vector is stored after the answer with the rest of the turn's memory
             // (embedAndLink): a write here was a commit on every request's way to upstream.
             const candidates = await search(query.content);
-            // The new question's nearest turns are also what linking it afterwards would search for.
-            if (query.id === leaf.id && query.content.length <= MAX_EMBED_CHARS) nearest.set(leaf.id, candidates.nearest);
+            // The new question's nearest turns are also what linking it afterwards would search for
+            // (kept without their turns: under load they wait in the background queue).
+            if (query.id === leaf.id && query.content.length <= MAX_EMBED_CHARS) {
+              nearest.set(leaf.id, candidates.nearest.map(({ id, kind, score }) => ({ id, kind, score })));
+            }
             const early = earlyExpansion;
             const hits = await fuseCandidates(
               {
