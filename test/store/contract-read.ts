@@ -3,6 +3,11 @@ import { append, freshScope, ids, turn, type StoreGetter } from './contract-fixt
 
 const BASE_TIME = 1_700_000_000_000;
 
+/** `length` turns of a conversation, user first, with the texts `text` gives. */
+function alternating(length: number, text: (index: number) => string) {
+  return Array.from({ length }, (_, index) => turn(index % 2 === 0 ? 'user' : 'assistant', text(index)));
+}
+
 /** Reading turns back: latest, by hash, branches, by id, listing, counting, exact content. */
 export function describeReadContract(getStore: StoreGetter): void {
   describe('reading turns', () => {
@@ -44,14 +49,7 @@ export function describeReadContract(getStore: StoreGetter): void {
     it('walks a branch leaf first up to the root, within the limit, and not into siblings', async () => {
       const store = getStore();
       const scope = freshScope();
-      const chain = await append(
-        store,
-        scope,
-        null,
-        Array.from({ length: 6 }, (_, index) =>
-          turn(index % 2 === 0 ? 'user' : 'assistant', `t${index}`),
-        ),
-      );
+      const chain = await append(store, scope, null, alternating(6, (index) => `t${index}`));
       await append(store, scope, chain[2]!.id, [turn('assistant', 'sibling branch')]);
       const leaf = chain[5]!;
 
@@ -72,12 +70,7 @@ export function describeReadContract(getStore: StoreGetter): void {
     it('walks a branch longer than one read, through deleted turns and past siblings forked along it', async () => {
       const store = getStore();
       const scope = freshScope();
-      const chain = await append(
-        store,
-        scope,
-        null,
-        Array.from({ length: 600 }, (_, index) => turn(index % 2 === 0 ? 'user' : 'assistant', `turn ${index}`)),
-      );
+      const chain = await append(store, scope, null, alternating(600, (index) => `turn ${index}`));
       // Siblings hang off the chain on both sides of where the store's reads break it up.
       for (const at of [10, 63, 64, 65, 255, 256, 257, 400]) await append(store, scope, chain[at]!.id, [turn('user', `sibling of ${at}`)]);
       const deleted = new Set([chain[5]!.id, chain[64]!.id, chain[300]!.id]);
