@@ -1,6 +1,7 @@
 import type { Config } from '../config/load-config';
 import type { Embedder } from '../embeddings/embedder';
 import { LruCache } from '../embeddings/lru-cache';
+import { sameList } from '../lists';
 import type { MemoryStore, VectorHit } from '../store/memory-store';
 import type { CoreMemoryBlock, Scope, StoredMessage } from '../store/types';
 import { countTokens } from '../tokens/count-tokens';
@@ -8,7 +9,7 @@ import type { IndexBlock, PinnedBlock, WindowInfo } from './build-context';
 import { MAX_EMBED_CHARS } from './embed-and-link';
 import { DEFAULT_THRESHOLDS, formatMemoryIndex } from './memory-index';
 import type { EnrichContext, Enrichment, FollowUp } from './prepare-request';
-import { expandSeeds, expansionSeeds, fuseCandidates, searchCandidates, type Candidates, type Expansion } from './retrieve';
+import { expandSeeds, expansionSeeds, fuseCandidates, searchCandidates, type Candidates } from './retrieve';
 import { nextBoundary, runningSummary } from './running-summary';
 import type { RewriteRequest } from './summary-rewriter';
 
@@ -104,20 +105,23 @@ export function createMemoryContext(deps: MemoryContextDeps) {
     // excludes the same turns), and the summary stored where it started. Each is used only
     // where it is what the request would have read (the same text, the same expansion seeds,
     // the same window start); a guess that misses costs its reads.
-    let earlyExpansion: { text: string; seeds: string[]; expansion: Promise<Expansion> } | null = null;
-    if (deps.config.memoryIndex && hint?.overBudget && newest?.role === 'user' && newest.content.trim() !== '') {
-      const text = newest.content;
-      const startSeq = hint.windowStart?.seq;
-      search(text).then(
-        (candidates) => {
-          if (startSeq === undefined) return;
-          const seeds = expansionSeeds(candidates, (turn) => turn.seq >= startSeq);
-          earlyExpansion = { text, seeds, expansion: expandSeeds({ store, scope }, candidates, seeds) };
-          earlyExpansion.expansion.catch(() => undefined);
-        },
-        () => undefined,
-      );
-    }
+    const guessedText =
+      deps.config.memoryIndex && hint?.overBudget && newest?.role === 'user' && newest.content.trim() !== ''
+        ? newest.content
+        : null;
+    const startSeq = hint?.windowStart?.seq;
+    const earlyExpansion =
+      guessedText === null
+        ? null
+        : {
+            text: guessedText,
+            started: search(guessedText).then((candidates) =>
+              startSeq === undefined
+                ? null
+                : expandSeeds({ store, scope }, candidates, expansionSeeds(candidates, (turn) => turn.seq >= startSeq)),
+            ),
+          };
+    earlyExpansion?.started.catch(() => undefined);
     const storedSummary =
       deps.config.memorySummary && hint?.windowStart
         ? { boundaryId: hint.windowStart.id, summary: store.getSummary(scope, hint.windowStart.id) }
@@ -194,7 +198,7 @@ export function createMemoryContext(deps: MemoryContextDeps) {
             if (query.id === leaf.id && query.content.length <= MAX_EMBED_CHARS) {
               nearest.set(leaf.id, candidates.nearest.map(({ id, kind, score }) => ({ id, kind, score })));
             }
-            const early = earlyExpansion;
+            const guessed = earlyExpansion?.text === query.content ? earlyExpansion.started : null;
             const hits = await fuseCandidates(
               {
                 store,
@@ -203,10 +207,10 @@ export function createMemoryContext(deps: MemoryContextDeps) {
                 limit: deps.config.retrievalLimit,
               },
               candidates,
-              (seeds) =>
-                early?.text === query.content && sameIds(early.seeds, seeds)
-                  ? early.expansion
-                  : expandSeeds({ store, scope }, candidates, seeds),
+              async (seeds) => {
+                const early = await guessed;
+                return early && sameList(early.seeds, seeds) ? early : expandSeeds({ store, scope }, candidates, seeds);
+              },
             );
             const index = formatMemoryIndex({
               hits,
@@ -221,10 +225,6 @@ export function createMemoryContext(deps: MemoryContextDeps) {
           },
     };
   };
-}
-
-function sameIds(a: string[], b: string[]): boolean {
-  return a.length === b.length && a.every((id, i) => id === b[i]);
 }
 
 /** The newest user turn of the window: what the memory index is retrieved for. */

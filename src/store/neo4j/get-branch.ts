@@ -5,7 +5,7 @@ import { scopeParams, type ScopedRunner } from './scope-params';
 // Hop bounds of one batch. Cypher cannot take a variable-length bound as a parameter, so the
 // query text picks one of these constants: small windows read little, long ones few batches.
 const BATCH_HOPS = [16, 64, 256] as const;
-const MOST_HOPS = 256;
+const MOST_HOPS = Math.max(...BATCH_HOPS);
 
 /**
  * The branch ending at `leafId`, leaf first, following REPLIES_TO up to `limit` live turns.

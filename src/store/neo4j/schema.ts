@@ -1,3 +1,4 @@
+import { sameList } from '../../lists';
 import type { Row, Neo4jRunner } from './neo4j-runner';
 
 /** Names of the indexes the queries name explicitly. */
@@ -216,10 +217,6 @@ function isSyntaxError(error: unknown): boolean {
 
 function isInvalidArgument(error: unknown): boolean {
   return (error as { code?: unknown }).code === 'Neo.ClientError.General.InvalidArguments';
-}
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((value, index) => value === b[index]);
 }
 
 function quoteName(name: string): string {
