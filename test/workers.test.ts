@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { ulid } from 'ulid';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MemoryStore } from '../src/store/memory-store';
@@ -57,7 +58,10 @@ function targets(): Target[] {
   return list;
 }
 
-/** Process ids whose parent is `pid` (Linux /proc). */
+/**
+ * Proxy processes whose parent is `pid` (Linux /proc). Other children are left out: tsx may run
+ * an esbuild service beside a process that compiles a module on first import.
+ */
 function childrenOf(pid: number): number[] {
   const children: number[] = [];
   for (const entry of readdirSync('/proc')) {
@@ -66,7 +70,8 @@ function childrenOf(pid: number): number[] {
       // The command may hold spaces and parentheses: the fields after its closing one are fixed.
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === pid) children.push(Number(entry));
+      if (parent !== pid) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('src/main.ts')) children.push(Number(entry));
     } catch {
       // The process ended while the list was read.
     }
@@ -225,3 +230,27 @@ for (const target of targets()) {
     }, 30_000);
   });
 }
+
+describe('WORKERS=2 with a store it cannot use', () => {
+  it('stops with the reason instead of starting workers that fail in turn', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'memory-proxy-workers-newer-'));
+    const store = new SqliteStore({ dataDir });
+    await store.init({ embeddingDimensions: TEST_DIMENSIONS });
+    await store.close();
+    // A file a newer proxy wrote: this one must not touch it.
+    const db = new Database(path.join(dataDir, 'memory.sqlite'));
+    db.pragma('user_version = 99');
+    db.close();
+    // The primary used to fork workers that each exited on it and were restarted forever.
+    const failure = await startRealProxy({ DATA_DIR: dataDir, NEO4J_URI: '', WORKERS: '2' }).then(
+      async (proxy) => {
+        await proxy.kill();
+        return null;
+      },
+      (error: Error) => error.message,
+    );
+    expect(failure).toMatch(/exited \(1\) before listening/);
+    expect(failure).toMatch(/schema version 99, newer than this proxy understands/);
+    expect(failure).not.toMatch(/starting workers/);
+  }, 30_000);
+});
