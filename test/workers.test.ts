@@ -241,7 +241,7 @@ describe('WORKERS=2 with a store it cannot use', () => {
     const db = new Database(path.join(dataDir, 'memory.sqlite'));
     db.pragma('user_version = 99');
     db.close();
-    // The primary used to fork workers that each exited on it and were restarted forever.
+    // Workers forked on it would each exit and be restarted, forever: the primary must stop first.
     const failure = await startRealProxy({ DATA_DIR: dataDir, NEO4J_URI: '', WORKERS: '2' }).then(
       async (proxy) => {
         await proxy.kill();
