@@ -66,7 +66,7 @@ export class UpstreamClient {
 
   /** POSTs a JSON request and returns the JSON answer; upstream errors throw with their status. */
   async postJson(call: UpstreamCall): Promise<UpstreamJson> {
-    return this.withRetries(call.signal, async (attemptSignal) => {
+    return this.withRetries(call.signal, 'ends', async (attemptSignal) => {
       const response = await this.send(call, attemptSignal);
       const text = await response.body.text();
       let body: unknown;
@@ -98,7 +98,7 @@ export class UpstreamClient {
    * byte reached the client still has a real status (and may be retried).
    */
   async openStream(call: UpstreamCall): Promise<UpstreamStream> {
-    return this.withRetries(call.signal, async (attemptSignal, idle) => {
+    return this.withRetries(call.signal, 'streams', async (attemptSignal, idle) => {
       const response = await this.send(call, attemptSignal);
       const contentType = headerOf(response.headers, 'content-type') ?? '';
       if (!contentType.includes('text/event-stream')) {
@@ -216,8 +216,15 @@ export class UpstreamClient {
     }
   }
 
+  /**
+   * Runs `attempt` under an idle timer, again on a retryable failure. A call that `ends` with
+   * its attempt closes the timer then; one that `streams` leaves it to the stream, which closes
+   * it when read to the end (withIdleTimeout). A timer left armed kept the call's objects alive
+   * for the whole timeout: at a few hundred requests a second, tens of thousands of them.
+   */
   private async withRetries<T>(
     signal: AbortSignal,
+    after: 'ends' | 'streams',
     attempt: (signal: AbortSignal, idle: IdleTimer) => Promise<T>,
   ): Promise<T> {
     for (let attemptNumber = 0; ; attemptNumber++) {
@@ -225,9 +232,10 @@ export class UpstreamClient {
       idle.arm();
       try {
         const result = await attempt(idle.signal, idle);
+        if (after === 'ends') idle.close();
         return result;
       } catch (error) {
-        idle.disarm();
+        idle.close();
         const failure = idle.timedOut
           ? new UpstreamError(`upstream did not answer within ${this.options.timeoutMs} ms`, {
               status: 504,
@@ -250,15 +258,17 @@ export class UpstreamClient {
 export class IdleTimer {
   private readonly controller = new AbortController();
   private timer: NodeJS.Timeout | null = null;
+  private readonly parent: AbortSignal;
+  private readonly onParentAbort = () => this.controller.abort(this.parent.reason);
   timedOut = false;
 
   constructor(
     readonly timeoutMs: number,
     parent: AbortSignal,
   ) {
+    this.parent = parent;
     if (parent.aborted) this.controller.abort(parent.reason);
-    else
-      parent.addEventListener('abort', () => this.controller.abort(parent.reason), { once: true });
+    else parent.addEventListener('abort', this.onParentAbort, { once: true });
   }
 
   get signal(): AbortSignal {
@@ -279,6 +289,12 @@ export class IdleTimer {
   disarm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+  }
+
+  /** The call is over: no timeout, and the caller's signal no longer holds this timer. */
+  close(): void {
+    this.disarm();
+    this.parent.removeEventListener('abort', this.onParentAbort);
   }
 }
 
@@ -307,7 +323,7 @@ async function* withIdleTimeout(
       yield next.value;
     }
   } finally {
-    idle.disarm();
+    idle.close();
     await rest.return(undefined);
   }
 }
