@@ -96,6 +96,33 @@ describe('configurable limits with clear errors', () => {
     ).toBe('request_too_large');
   });
 
+  it('caps a body sent without a declared length (chunked) as it arrives', async () => {
+    const proxy = await proxyWith({ MAX_BODY_BYTES: '2048' });
+    const chunked = (content: string) => {
+      const json = JSON.stringify({ model: 'gpt-4o-mini', messages: [user(content)] });
+      // A body from a stream goes out chunked, with no content-length for the proxy to check first.
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          const bytes = new TextEncoder().encode(json);
+          for (let offset = 0; offset < bytes.length; offset += 512) controller.enqueue(bytes.slice(offset, offset + 512));
+          controller.close();
+        },
+      });
+      return fetch(`${proxy.baseUrl(`p-${ulid()}`, 'i')}/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+    };
+    upstream.onChat((request: RecordedRequest) => textReply(request, 'short and fine'));
+    const small = await chunked('a short question');
+    expect(small.status).toBe(200);
+    expect(((await small.json()) as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe('short and fine');
+    expect((await expectOpenAiError(await chunked('x'.repeat(3000)), 413)).error.code).toBe('request_too_large');
+    expect(upstream.chatRequests()).toHaveLength(1);
+  });
+
   it('stops the memory tool loop at MEMORY_TOOLS_MAX_DEPTH rounds and asks for a final answer', async () => {
     const proxy = await proxyWith({ MEMORY_TOOLS_MAX_DEPTH: '2', DEFAULT_CONTEXT_WINDOW: '16384' });
     upstream.onChat((request: RecordedRequest, index) => {

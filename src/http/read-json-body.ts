@@ -4,7 +4,13 @@ import { InvalidRequestError, ProxyError } from '../errors';
 export async function readJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
-  const bytes = await readCapped(request, maxBytes);
+  // A declared length within the limit is read whole: the HTTP parser ends a body at its
+  // declared length, so it cannot outgrow the limit. Read so, the Node server's request needs
+  // no web stream, and no full Request that keeps the client's abort signal until a
+  // finalizer runs (at a few hundred requests a second, thousands of finished requests).
+  const bytes = Number.isFinite(declared)
+    ? new Uint8Array(await request.arrayBuffer())
+    : await readCapped(request, maxBytes);
   if (bytes.length === 0) {
     throw new InvalidRequestError('The request body is empty; send a JSON object.', { code: 'invalid_body' });
   }
@@ -49,6 +55,7 @@ function checkNesting(text: string, maxDepth: number): void {
   }
 }
 
+/** A body of undeclared length (chunked), read up to `maxBytes`. */
 async function readCapped(request: Request, maxBytes: number): Promise<Uint8Array> {
   if (request.body === null) return new Uint8Array();
   const reader = request.body.getReader();
