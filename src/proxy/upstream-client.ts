@@ -219,8 +219,8 @@ export class UpstreamClient {
   /**
    * Runs `attempt` under an idle timer, again on a retryable failure. A call that `ends` with
    * its attempt closes the timer then; one that `streams` leaves it to the stream, which closes
-   * it when read to the end (withIdleTimeout). A timer left armed kept the call's objects alive
-   * for the whole timeout: at a few hundred requests a second, tens of thousands of them.
+   * it when read to the end (withIdleTimeout). A timer left armed would keep the call's objects
+   * alive for the whole timeout: at a few hundred requests a second, tens of thousands of them.
    */
   private async withRetries<T>(
     signal: AbortSignal,
