@@ -56,6 +56,7 @@ const plans = (shareUnscoped: number): [Plan, Plan][] => {
       includeToolCalls: false,
       withMessages: true,
       strategy: store.vectorStrategy,
+      fullPrecision: store.vectorFullPrecision,
       dimensions: BENCH_DIMENSIONS,
       exactScanLimit: 5_000,
       share,

@@ -57,6 +57,7 @@ describe.skipIf(!config)('Neo4j searches planned by the instance share of the st
     includeToolCalls: false,
     withMessages: true,
     strategy: store.vectorStrategy,
+    fullPrecision: store.vectorFullPrecision,
     dimensions: TEST_DIMENSIONS,
     exactScanLimit: 5_000,
     share,

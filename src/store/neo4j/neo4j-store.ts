@@ -109,6 +109,7 @@ export class Neo4jStore implements MemoryStore {
   private readonly newId: () => string;
   private dimensions = 0;
   private strategy: VectorStrategy = 'scoped';
+  private fullPrecision = false;
   private agent = '';
   private readonly forcedStrategy: 'scoped' | null;
   private readonly exactScanLimit: number;
@@ -130,13 +131,19 @@ export class Neo4jStore implements MemoryStore {
     return this.strategy;
   }
 
+  /** Whether the vector indexes search full-precision vectors, whose scores need no rescoring. */
+  get vectorFullPrecision(): boolean {
+    return this.fullPrecision;
+  }
+
   async init(options: { embeddingDimensions: number }): Promise<void> {
     this.agent = await this.runner.serverAgent();
     const detected = await ensureSchema(this.runner, {
       dimensions: options.embeddingDimensions,
       agent: this.agent,
     });
-    this.strategy = this.forcedStrategy ?? detected;
+    this.strategy = this.forcedStrategy ?? detected.strategy;
+    this.fullPrecision = detected.fullPrecision;
     this.dimensions = options.embeddingDimensions;
     await ensureIdempotencySchema(this.runner);
   }
@@ -292,6 +299,7 @@ export class Neo4jStore implements MemoryStore {
       includeToolCalls: options.includeToolCalls === true,
       withMessages: options.withMessages === true,
       strategy: this.strategy,
+      fullPrecision: this.fullPrecision,
       dimensions: this.dimensions,
       exactScanLimit: this.exactScanLimit,
       share: this.strategy === 'filtered' ? await this.shares.of(scope) : 0,

@@ -16,6 +16,16 @@ export const INDEX_NAMES = {
  */
 export type VectorStrategy = 'filtered' | 'scoped';
 
+/** How the store's vector indexes are searched. */
+export interface VectorSetup {
+  strategy: VectorStrategy;
+  /**
+   * Both vector indexes search full-precision vectors, so their scores are the exact cosine
+   * (to float precision: 1.2e-7 apart at most over 2,400 hits) and need no rescoring.
+   */
+  fullPrecision: boolean;
+}
+
 /** The properties a filtered vector index carries beside the embedding, in order. */
 export const VECTOR_FILTER_PROPERTIES = {
   Message: ['partition', 'instance', 'deleted'],
@@ -88,7 +98,7 @@ export function supportsFilteredVectorSearch(agent: string): boolean {
 export async function ensureSchema(
   runner: Neo4jRunner,
   options: { dimensions: number; agent: string },
-): Promise<VectorStrategy> {
+): Promise<VectorSetup> {
   const { dimensions } = options;
   if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > 4096) {
     throw new Error(
@@ -106,7 +116,11 @@ export async function ensureSchema(
   // A rebuilt index is read by every query: startup waits for it, up to an hour (10^6 turns
   // take minutes), rather than serve searches that fail until it is online.
   await runner.write('CALL db.awaitIndexes(3600)');
-  return filtered ? 'filtered' : 'scoped';
+  const indexes = await Promise.all((['Message', 'ToolCall'] as const).map((label) => findVectorIndex(runner, label)));
+  return {
+    strategy: filtered ? 'filtered' : 'scoped',
+    fullPrecision: indexes.every((index) => index?.quantization === UNQUANTIZED),
+  };
 }
 
 /** Creates a full-text index eventually consistent, rebuilding one an earlier version made consistent. */
