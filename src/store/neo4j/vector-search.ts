@@ -149,7 +149,8 @@ async function filteredSearch(input: VectorSearchInput, target: Target): Promise
 
 /**
  * The index's `limit` nearest in the whole store, kept to the scope, the best k of them (scored
- * exactly where the index is quantized). Null when that was not enough: fewer than k were the scope's while the index had more.
+ * exactly where the index is quantized). Null when that was not enough: fewer than k were the
+ * scope's while the index had more.
  */
 async function unfilteredSearch(input: VectorSearchInput, target: Target): Promise<Row[] | null> {
   const limit = Math.ceil((1.5 * input.k) / input.share);
