@@ -44,7 +44,7 @@ CALL (lastSeq, latest, repeated) {
 }
 SET i.last_seq = CASE WHEN repeated IS NULL THEN lastSeq + 1 ELSE lastSeq END
 RETURN lastSeq, latest.id AS parentId, coalesce(latest.branch_tokens, 0) AS parentTokens,
-       CASE WHEN repeated IS NULL THEN null ELSE ${projectMessage('repeated')} END AS repeated`;
+       ${projectMessage('repeated')} AS repeated`;
 
 /** The store's continueLatest (memory-store.ts) in one round trip. */
 export async function continueLatest(options: ContinueLatestOptions): Promise<AppendedTurn> {

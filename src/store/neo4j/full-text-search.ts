@@ -130,7 +130,7 @@ async function unscopedSearch(
     `${refresh(options)}
      CALL db.index.fulltext.queryNodes('${INDEX_NAMES.messageText}', $query, {limit: $limit}) YIELD node, score
      ${keepToScope('node', 'score', 'node.partition = $partition AND node.instance = $instance AND node.deleted = false')}
-     RETURN seen, node.id AS id, score, CASE WHEN node IS NULL THEN null ELSE ${projectMessageIfWanted('node')} END AS message`,
+     RETURN seen, node.id AS id, score, ${projectMessageIfWanted('node')} AS message`,
     {
       ...scopeParams(scope),
       query,

@@ -108,19 +108,17 @@ export async function ensureSchema(
   for (const statement of SCHEMA_STATEMENTS) await runSchemaStatement(runner, statement);
   for (const index of FULL_TEXT_INDEXES) await ensureFullTextIndex(runner, index);
   let filtered = supportsFilteredVectorSearch(options.agent);
+  let fullPrecision = true;
   for (const label of ['Message', 'ToolCall'] as const) {
-    const ok = await ensureVectorIndex(runner, { label, dimensions, filtered });
+    const index = await ensureVectorIndex(runner, { label, dimensions, filtered });
     // A server that refuses filter properties after all keeps a plain index and the scoped strategy.
-    filtered = filtered && ok;
+    filtered = filtered && index.filtered;
+    fullPrecision = fullPrecision && index.fullPrecision;
   }
   // A rebuilt index is read by every query: startup waits for it, up to an hour (10^6 turns
   // take minutes), rather than serve searches that fail until it is online.
   await runner.write('CALL db.awaitIndexes(3600)');
-  const indexes = await Promise.all((['Message', 'ToolCall'] as const).map((label) => findVectorIndex(runner, label)));
-  return {
-    strategy: filtered ? 'filtered' : 'scoped',
-    fullPrecision: indexes.every((index) => index?.quantization === UNQUANTIZED),
-  };
+  return { strategy: filtered ? 'filtered' : 'scoped', fullPrecision };
 }
 
 /** Creates a full-text index eventually consistent, rebuilding one an earlier version made consistent. */
@@ -139,10 +137,14 @@ async function ensureFullTextIndex(runner: Neo4jRunner, index: { name: string; o
   );
 }
 
+/**
+ * Makes the label's vector index match the configuration; says whether it carries the filter
+ * properties and whether it searches full-precision vectors.
+ */
 async function ensureVectorIndex(
   runner: Neo4jRunner,
   options: { label: 'Message' | 'ToolCall'; dimensions: number; filtered: boolean },
-): Promise<boolean> {
+): Promise<{ filtered: boolean; fullPrecision: boolean }> {
   const { label, dimensions } = options;
   const name = label === 'Message' ? INDEX_NAMES.messageVector : INDEX_NAMES.toolCallVector;
   const wanted = options.filtered ? [...VECTOR_FILTER_PROPERTIES[label]] : [];
@@ -159,8 +161,13 @@ async function ensureVectorIndex(
     // embeddings stay on the nodes.
     await runner.write(`DROP INDEX ${quoteName(existing.name)} IF EXISTS`);
   } else if (existing) {
-    return wanted.length > 0;
+    return { filtered: wanted.length > 0, fullPrecision: existing.quantization === UNQUANTIZED };
   }
+  // Another process may have created it first (IF NOT EXISTS): its precision is read back.
+  const created = async (filtered: boolean) => ({
+    filtered,
+    fullPrecision: (await findVectorIndex(runner, label))?.quantization === UNQUANTIZED,
+  });
   const indexOptions = (extra: string) =>
     `OPTIONS {indexConfig: {\`vector.dimensions\`: ${dimensions}, \`vector.similarity_function\`: 'cosine'${extra}}}`;
   if (options.filtered) {
@@ -173,7 +180,7 @@ async function ensureVectorIndex(
           runner,
           `CYPHER 25 CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (v:${label}) ON v.embedding WITH [${filters}] ${indexOptions(extra)}`,
         );
-        return true;
+        return created(true);
       } catch (error) {
         if (!isSyntaxError(error) && !(extra !== '' && isInvalidArgument(error))) throw error;
       }
@@ -183,7 +190,7 @@ async function ensureVectorIndex(
     runner,
     `CREATE VECTOR INDEX ${name} IF NOT EXISTS FOR (v:${label}) ON v.embedding ${indexOptions('')}`,
   );
-  return false;
+  return created(false);
 }
 
 async function findVectorIndex(
