@@ -122,14 +122,14 @@ export function createMemoryContext(deps: MemoryContextDeps) {
             ),
           };
     earlyExpansion?.started.catch(() => undefined);
-    const storedSummary =
-      deps.config.memorySummary && hint?.windowStart
-        ? { boundaryId: hint.windowStart.id, summary: store.getSummary(scope, hint.windowStart.id) }
-        : null;
+    // Core memory does not depend on the request's turns: it is read while they are stored,
+    // with the summary stored where the window started last time.
+    const boundaryId = deps.config.memorySummary && hint?.windowStart ? hint.windowStart.id : null;
+    const pinnedMemory = store.getPinnedMemory(scope, boundaryId);
+    const storedSummary = boundaryId === null ? null : { boundaryId, summary: pinnedMemory.then((read) => read.summary) };
     storedSummary?.summary.catch(() => undefined);
-    // Core memory does not depend on the request's turns: it is read while they are stored.
-    const [blocks, leaf] = await Promise.all([store.getCoreMemory(scope), context.leaf]);
-    const pinned = coreMemoryBlock(blocks);
+    const [{ coreMemory }, leaf] = await Promise.all([pinnedMemory, context.leaf]);
+    const pinned = coreMemoryBlock(coreMemory);
     const overBudget = leaf !== null && leaf.branchTokens > budget;
     const learnt: ScopeHint = { overBudget, windowStart: null };
     hints.set(scopeKey, learnt);

@@ -7,6 +7,7 @@ import type {
   NewToolCall,
   Neighbour,
   PendingEmbedding,
+  PinnedMemory,
   Scope,
   ScoredId,
   StoredMessage,
@@ -187,6 +188,12 @@ export interface MemoryStore {
 
   /** The stored running summary of a branch before a boundary turn, or null. */
   getSummary(scope: Scope, boundaryId: string): Promise<BranchSummary | null>;
+  /**
+   * What a request pins before its window: the core-memory blocks (as getCoreMemory) and, for a
+   * boundary turn, the summary stored there (as getSummary; null without a boundary). One
+   * statement on a server store, where each statement costs a round trip.
+   */
+  getPinnedMemory(scope: Scope, boundaryId: string | null): Promise<PinnedMemory>;
   putSummary(scope: Scope, summary: BranchSummary): Promise<void>;
 
   /** The answer stored under an Idempotency-Key of the scope, or null (never an expired one). */

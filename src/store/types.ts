@@ -147,6 +147,12 @@ export interface BranchSummary {
   updatedAt: number;
 }
 
+/** The core memory of an instance and the summary stored at one boundary turn, read together. */
+export interface PinnedMemory {
+  coreMemory: CoreMemoryBlock[];
+  summary: BranchSummary | null;
+}
+
 /** The answer stored under a client's Idempotency-Key, replayed when the request is retried. */
 export interface IdempotentEntry {
   key: string;

@@ -87,6 +87,7 @@ async function visibleFrom(store: MemoryStore, scope: Scope, written: Written): 
     await store.neighbours(scope, [written.question], { limit: 10 }),
     await store.getCoreMemory(scope),
     await store.getSummary(scope, written.answer),
+    await store.getPinnedMemory(scope, written.answer),
   ];
 }
 
@@ -111,6 +112,7 @@ const NOTHING = [
   [],
   [],
   null,
+  { coreMemory: [], summary: null },
 ];
 
 /** No read or write crosses a partition or an instance. */

@@ -139,6 +139,23 @@ export function describeRecordContract(getStore: StoreGetter): void {
       expect(await store.getSummary(scope, 'other-boundary')).toBeNull();
     });
 
+    it('reads core memory and the summary at a boundary together, as the two reads would', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      const [boundary] = await append(store, scope, null, [turn('user', 'b')]);
+      expect(await store.getPinnedMemory(scope, boundary!.id)).toEqual({ coreMemory: [], summary: null });
+      const persona = { name: 'persona', content: 'Helpful.', tokenCount: 2, updatedAt: 1 };
+      const human = { name: 'human', content: 'Alice likes 🍵.', tokenCount: 5, updatedAt: 2 };
+      await store.putCoreMemory(scope, persona);
+      await store.putCoreMemory(scope, human);
+      const summary = { boundaryId: boundary!.id, content: 'They met.', tokenCount: 3, turns: 4, updatedAt: 10 };
+      await store.putSummary(scope, summary);
+      expect(await store.getPinnedMemory(scope, boundary!.id)).toEqual({ coreMemory: [human, persona], summary });
+      expect(await store.getPinnedMemory(scope, null)).toEqual({ coreMemory: [human, persona], summary: null });
+      expect(await store.getPinnedMemory(scope, 'other-boundary')).toEqual({ coreMemory: [human, persona], summary: null });
+      expect(await store.getPinnedMemory(freshScope(), boundary!.id)).toEqual({ coreMemory: [], summary: null });
+    });
+
     it('stores store-wide settings', async () => {
       const store = getStore();
       const key = `contract-${ulid()}`;

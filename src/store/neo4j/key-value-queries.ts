@@ -1,24 +1,56 @@
 import { int } from 'neo4j-driver';
-import type { BranchSummary, CoreMemoryBlock } from '../types';
+import type { BranchSummary, CoreMemoryBlock, PinnedMemory } from '../types';
 import { toNumber } from './map-record';
 import type { Neo4jRunner } from './neo4j-runner';
 import { scopeParams, type ScopedRunner } from './scope-params';
 
 /** The core-memory blocks of an instance, by name. */
 export async function getCoreMemory(scoped: ScopedRunner): Promise<CoreMemoryBlock[]> {
+  return (await getPinnedMemory(scoped, null)).coreMemory;
+}
+
+// A block and a summary as lists of their properties, in the order the readers below take them.
+const CORE_MEMORY_ROW = '[c.name, c.content, c.token_count, c.updated_at]';
+const SUMMARY_ROW = '[s.boundary_id, s.content, s.token_count, s.turns, s.updated_at]';
+
+/**
+ * The core-memory blocks of an instance, by name, and the summary stored at `boundaryId` (null
+ * without one), in one statement: a request reads both before its window.
+ */
+export async function getPinnedMemory(scoped: ScopedRunner, boundaryId: string | null): Promise<PinnedMemory> {
   const { runner, scope } = scoped;
-  const rows = await runner.read(
-    `MATCH (c:CoreMemory {partition: $partition, instance: $instance})
-     RETURN c.name AS name, c.content AS content, c.token_count AS tokenCount, c.updated_at AS updatedAt
-     ORDER BY name`,
-    scopeParams(scope),
+  const [row] = await runner.read(
+    `CALL () {
+       MATCH (c:CoreMemory {partition: $partition, instance: $instance})
+       WITH c ORDER BY c.name
+       RETURN collect(${CORE_MEMORY_ROW}) AS blocks
+     }
+     OPTIONAL MATCH (s:Summary {partition: $partition, instance: $instance, boundary_id: $boundaryId})
+     RETURN blocks, CASE WHEN s IS NULL THEN null ELSE ${SUMMARY_ROW} END AS summary`,
+    { ...scopeParams(scope), boundaryId },
   );
-  return rows.map((row) => ({
-    name: String(row['name']),
-    content: String(row['content']),
-    tokenCount: toNumber(row['tokenCount']) ?? 0,
-    updatedAt: toNumber(row['updatedAt']) ?? 0,
-  }));
+  const blocks = (row?.['blocks'] as unknown[][] | undefined) ?? [];
+  const summary = row?.['summary'] as unknown[] | null | undefined;
+  return { coreMemory: blocks.map(toCoreMemoryBlock), summary: summary ? toSummary(summary) : null };
+}
+
+function toCoreMemoryBlock([name, content, tokenCount, updatedAt]: unknown[]): CoreMemoryBlock {
+  return {
+    name: String(name),
+    content: String(content),
+    tokenCount: toNumber(tokenCount) ?? 0,
+    updatedAt: toNumber(updatedAt) ?? 0,
+  };
+}
+
+function toSummary([boundaryId, content, tokenCount, turns, updatedAt]: unknown[]): BranchSummary {
+  return {
+    boundaryId: String(boundaryId),
+    content: String(content),
+    tokenCount: toNumber(tokenCount) ?? 0,
+    turns: toNumber(turns) ?? 0,
+    updatedAt: toNumber(updatedAt) ?? 0,
+  };
 }
 
 /** Creates or replaces a core-memory block (MERGE on the unique (partition, instance, name)). */
@@ -43,21 +75,12 @@ export async function getSummary(
   boundaryId: string,
 ): Promise<BranchSummary | null> {
   const { runner, scope } = scoped;
-  const rows = await runner.read(
+  const [row] = await runner.read(
     `MATCH (s:Summary {partition: $partition, instance: $instance, boundary_id: $boundaryId})
-     RETURN s.boundary_id AS boundaryId, s.content AS content, s.token_count AS tokenCount,
-            s.turns AS turns, s.updated_at AS updatedAt`,
+     RETURN ${SUMMARY_ROW} AS summary`,
     { ...scopeParams(scope), boundaryId },
   );
-  const row = rows[0];
-  if (!row) return null;
-  return {
-    boundaryId: String(row['boundaryId']),
-    content: String(row['content']),
-    tokenCount: toNumber(row['tokenCount']) ?? 0,
-    turns: toNumber(row['turns']) ?? 0,
-    updatedAt: toNumber(row['updatedAt']) ?? 0,
-  };
+  return row ? toSummary(row['summary'] as unknown[]) : null;
 }
 
 /** Creates or replaces the summary of a branch before its boundary turn. */

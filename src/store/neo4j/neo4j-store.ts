@@ -16,6 +16,7 @@ import type {
   NewMessage,
   NewToolCall,
   PendingEmbedding,
+  PinnedMemory,
   Scope,
   ScoredId,
   StoredMessage,
@@ -39,6 +40,7 @@ import { addSynapses, getSynapses, neighbours } from './graph-queries';
 import {
   getCoreMemory,
   getMeta,
+  getPinnedMemory,
   getSummary,
   putCoreMemory,
   putSummary,
@@ -369,6 +371,10 @@ export class Neo4jStore implements MemoryStore {
 
   async getSummary(scope: Scope, boundaryId: string): Promise<BranchSummary | null> {
     return getSummary(this.at(scope), boundaryId);
+  }
+
+  async getPinnedMemory(scope: Scope, boundaryId: string | null): Promise<PinnedMemory> {
+    return getPinnedMemory(this.at(scope), boundaryId);
   }
 
   async putSummary(scope: Scope, summary: BranchSummary): Promise<void> {

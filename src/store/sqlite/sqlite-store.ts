@@ -19,6 +19,7 @@ import type {
   NewMessage,
   NewToolCall,
   PendingEmbedding,
+  PinnedMemory,
   Scope,
   ScoredId,
   StoredMessage,
@@ -419,6 +420,13 @@ export class SqliteStore implements MemoryStore {
 
   async getSummary(scope: Scope, boundaryId: string): Promise<BranchSummary | null> {
     return this.open.statements.summary.get({ ...scopeParams(scope), boundaryId }) ?? null;
+  }
+
+  async getPinnedMemory(scope: Scope, boundaryId: string | null): Promise<PinnedMemory> {
+    return {
+      coreMemory: await this.getCoreMemory(scope),
+      summary: boundaryId === null ? null : await this.getSummary(scope, boundaryId),
+    };
   }
 
   async putSummary(scope: Scope, summary: BranchSummary): Promise<void> {
