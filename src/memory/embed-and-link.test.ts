@@ -6,6 +6,7 @@ import { append, freshScope, turn } from '../../test/store/contract-fixtures';
 import { cosineSimilarity } from '../embeddings/embedder';
 import { LocalEmbedder } from '../embeddings/local-embedder';
 import { SqliteStore } from '../store/sqlite/sqlite-store';
+import type { Scope } from '../store/types';
 import { embedAndLink, type MemoryWriter } from './embed-and-link';
 
 describe('embedAndLink', () => {
@@ -27,8 +28,22 @@ describe('embedAndLink', () => {
     ]);
     await embedAndLink(writer, scope, [question!, answer!]);
     const [later] = await append(store, scope, answer!.id, [turn('user', 'Is Pistachio, the cat of my sister Marguerite, happy in Lisbon?')]);
-    // Alone in its batch: its parent's vector comes from the store.
-    await embedAndLink(writer, scope, [later!]);
+    // Alone in its batch: its parent's vector comes from the store, in the read of its own.
+    const reads: string[][] = [];
+    const counted = new Proxy(store, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (property === 'getEmbeddings') {
+          return (at: Scope, ids: string[]) => {
+            reads.push(ids);
+            return target.getEmbeddings(at, ids);
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    await embedAndLink({ ...writer, store: counted }, scope, [later!]);
+    expect(reads).toEqual([[later!.id, answer!.id]]);
 
     const vectors = await store.getEmbeddings(scope, [question!.id, answer!.id, later!.id]);
     const score = (a: string, b: string) => cosineSimilarity(vectors.get(a)!, vectors.get(b)!);

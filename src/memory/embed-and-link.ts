@@ -36,7 +36,10 @@ export async function embedAndLink(
 ): Promise<void> {
   const live = turns.filter((turn) => !turn.isChunk && !turn.deleted);
   if (live.length === 0) return;
-  const existing = await writer.store.getEmbeddings(scope, live.map((turn) => turn.id));
+  // The parents' vectors come in the same read: each turn is linked to its parent by them.
+  const ids = new Set(live.map((turn) => turn.id));
+  const parents = live.flatMap((turn) => (turn.parentId !== null && !ids.has(turn.parentId) ? [turn.parentId] : []));
+  const existing = await writer.store.getEmbeddings(scope, [...ids, ...parents]);
   const missing = live.filter((turn) => !existing.has(turn.id));
   const vectors = new Map(existing);
   if (missing.length > 0) {
@@ -97,7 +100,10 @@ async function embedToolCalls(writer: MemoryWriter, scope: Scope, turn: StoredMe
   await writer.store.setEmbeddings(scope, calls.map((call, i) => ({ kind: 'toolcall' as const, id: call.id, vector: vectors[i]! })));
 }
 
-/** The links of `turn` to its parent and its most similar earlier turns; `vectors` holds its own and those of the turns beside it. */
+/**
+ * The links of `turn` to its parent and its most similar earlier turns; `vectors` holds its own,
+ * those of the turns beside it and those of their parents (a parent without one is not linked).
+ */
 async function linksOf(
   writer: MemoryWriter,
   scope: Scope,
@@ -108,8 +114,7 @@ async function linksOf(
   const vector = vectors.get(turn.id)!;
   const synapses: Synapse[] = [];
   if (turn.parentId) {
-    // An answer's parent is usually the question stored with it, whose vector is at hand.
-    const parent = vectors.get(turn.parentId) ?? (await writer.store.getEmbeddings(scope, [turn.parentId])).get(turn.parentId);
+    const parent = vectors.get(turn.parentId);
     if (parent) {
       const score = cosineSimilarity(vector, parent);
       if (score >= writer.synapseThreshold) synapses.push({ fromId: turn.parentId, toId: turn.id, score });
