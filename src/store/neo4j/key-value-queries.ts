@@ -4,14 +4,14 @@ import { toNumber } from './map-record';
 import type { Neo4jRunner } from './neo4j-runner';
 import { scopeParams, type ScopedRunner } from './scope-params';
 
+// A block and a summary as lists of their properties, in the order the readers below take them.
+const CORE_MEMORY_ROW = '[c.name, c.content, c.token_count, c.updated_at]';
+const SUMMARY_ROW = '[s.boundary_id, s.content, s.token_count, s.turns, s.updated_at]';
+
 /** The core-memory blocks of an instance, by name. */
 export async function getCoreMemory(scoped: ScopedRunner): Promise<CoreMemoryBlock[]> {
   return (await getPinnedMemory(scoped, null)).coreMemory;
 }
-
-// A block and a summary as lists of their properties, in the order the readers below take them.
-const CORE_MEMORY_ROW = '[c.name, c.content, c.token_count, c.updated_at]';
-const SUMMARY_ROW = '[s.boundary_id, s.content, s.token_count, s.turns, s.updated_at]';
 
 /**
  * The core-memory blocks of an instance, by name, and the summary stored at `boundaryId` (null
