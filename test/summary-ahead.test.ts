@@ -6,6 +6,7 @@ import type { MemoryStore } from '../src/store/memory-store';
 import type { BranchSummary, Scope } from '../src/store/types';
 import { startFakeUpstream, textReply, type FakeUpstream } from './support/fake-upstream';
 import { startProxy, type RunningProxy } from './support/proxy-harness';
+import { watchStore } from './support/watch-store';
 import { storeFactories } from './support/stores';
 
 const CONTEXT_WINDOW = 1600;
@@ -39,16 +40,7 @@ for (const factory of storeFactories()) {
     beforeAll(async () => {
       store = await factory.create();
       // Every summary the proxies store, with when they stored it.
-      const recorded = new Proxy(store, {
-        get(target, property, receiver) {
-          const value = Reflect.get(target, property, receiver) as unknown;
-          if (property !== 'putSummary' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
-          return (scope: Scope, summary: BranchSummary) => {
-            puts.push({ summary, request });
-            return (value as MemoryStore['putSummary']).call(target, scope, summary);
-          };
-        },
-      });
+      const recorded = watchStore(store, 'putSummary', ([, summary]) => puts.push({ summary: summary as BranchSummary, request }));
       upstream = await startFakeUpstream();
       // Each answer follows from its question, so both proxies' conversations read the same.
       upstream.onChat((chat) => {

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { append, freshScope, turn } from '../../test/store/contract-fixtures';
+import { watchStore } from '../../test/support/watch-store';
 import { cosineSimilarity } from '../embeddings/embedder';
 import { LocalEmbedder } from '../embeddings/local-embedder';
 import { SqliteStore } from '../store/sqlite/sqlite-store';
-import type { Scope } from '../store/types';
 import { embedAndLink, type MemoryWriter } from './embed-and-link';
 
 describe('embedAndLink', () => {
@@ -29,20 +29,9 @@ describe('embedAndLink', () => {
     await embedAndLink(writer, scope, [question!, answer!]);
     const [later] = await append(store, scope, answer!.id, [turn('user', 'Is Pistachio, the cat of my sister Marguerite, happy in Lisbon?')]);
     // Alone in its batch: its parent's vector comes from the store, in the read of its own.
-    const reads: string[][] = [];
-    const counted = new Proxy(store, {
-      get(target, property, receiver) {
-        const value = Reflect.get(target, property, receiver) as unknown;
-        if (property === 'getEmbeddings') {
-          return (at: Scope, ids: string[]) => {
-            reads.push(ids);
-            return target.getEmbeddings(at, ids);
-          };
-        }
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
-    await embedAndLink({ ...writer, store: counted }, scope, [later!]);
+    const reads: unknown[] = [];
+    const watched = watchStore(store, 'getEmbeddings', ([, ids]) => reads.push(ids));
+    await embedAndLink({ ...writer, store: watched }, scope, [later!]);
     expect(reads).toEqual([[later!.id, answer!.id]]);
 
     const vectors = await store.getEmbeddings(scope, [question!.id, answer!.id, later!.id]);
@@ -69,15 +58,9 @@ describe('embedAndLink', () => {
     const [vector] = await writer.embedder.embed([later!.content]);
     const found = await store.vectorSearch(scope, vector!, { k: 40, withMessages: true });
     let searches = 0;
-    const counted = new Proxy(store, {
-      get(target, property, receiver) {
-        if (property === 'vectorSearch') searches++;
-        const value = Reflect.get(target, property, receiver) as unknown;
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    });
+    const watched = watchStore(store, 'vectorSearch', () => searches++);
 
-    await embedAndLink({ ...writer, store: counted }, scope, [later!], new Map([[later!.id, found]]));
+    await embedAndLink({ ...writer, store: watched }, scope, [later!], new Map([[later!.id, found]]));
     expect(searches).toBe(0);
     // Linked to each earlier turn that scores at least the threshold, by its stored vectors.
     const vectors = await store.getEmbeddings(scope, [question!.id, answer!.id, later!.id]);

@@ -37,9 +37,8 @@ export async function embedAndLink(
   const live = turns.filter((turn) => !turn.isChunk && !turn.deleted);
   if (live.length === 0) return;
   // The parents' vectors come in the same read: each turn is linked to its parent by them.
-  const ids = new Set(live.map((turn) => turn.id));
-  const parents = live.flatMap((turn) => (turn.parentId !== null && !ids.has(turn.parentId) ? [turn.parentId] : []));
-  const existing = await writer.store.getEmbeddings(scope, [...ids, ...parents]);
+  const wanted = new Set(live.flatMap((turn) => (turn.parentId === null ? [turn.id] : [turn.id, turn.parentId])));
+  const existing = await writer.store.getEmbeddings(scope, [...wanted]);
   const missing = live.filter((turn) => !existing.has(turn.id));
   const vectors = new Map(existing);
   if (missing.length > 0) {
