@@ -2,6 +2,7 @@
  * Overhead: the same fake upstream called directly and through the proxy, alternating, with
  * 0, 10^4 and 10^5 stored messages in the instance the proxy serves.
  *   npm run bench:overhead -- [--stores sqlite,neo4j] [--sizes 0,1e4,1e5] [--iterations 300]
+ *     [--server-warmup 600]   (requests to a scratch instance before the first row; 0: none)
  * Non-streaming latency (p50/p95/p99) and, streaming, the time to the first chunk. The proxy
  * runs in its own process (bench/perf/proxy-process.ts); the fake upstream and this client
  * share the benchmark's process. The proxy's background work (embeddings, synapses) is drained
@@ -17,6 +18,7 @@ import { Corpus } from './perf/corpus';
 import { ms, summarize } from './perf/percentiles';
 import { startProxyChild } from './perf/proxy-child';
 import { startReport, writeReport } from './perf/report';
+import { loadWarmUpInstance, SERVER_WARMUP_REQUESTS, warmUpServer } from './perf/server-warm-up';
 
 const ANSWER = 'Sure. Here is a short answer of a few sentences, the size of a typical chat reply, so that the proxy stores and embeds a realistic turn after each request.';
 const MODEL = 'bench-model';
@@ -25,6 +27,7 @@ const options = parseArguments(process.argv.slice(2));
 const sizes = numberList(options.get('sizes'), [0, 1e4, 1e5]);
 const iterations = Number(options.get('iterations') ?? 300);
 const warmup = Number(options.get('warmup') ?? 30);
+const serverWarmup = Number(options.get('server-warmup') ?? SERVER_WARMUP_REQUESTS);
 
 for (const storeName of storeList(options.get('stores'))) await runStore(storeName);
 closeConnections();
@@ -35,6 +38,8 @@ async function runStore(storeName: StoreName): Promise<void> {
   const embedder = new LocalEmbedder({ dimensions: BENCH_DIMENSIONS });
   const partition = `bench-overhead-${Date.now().toString(36)}`;
   const scopes = sizes.map((size): Scope => ({ partition, instance: `messages-${size}` }));
+  const warmUpScope: Scope = { partition, instance: 'warm-up' };
+  if (serverWarmup > 0) await loadWarmUpInstance(bench.store, warmUpScope);
   const loads: string[] = [];
   for (const [index, size] of sizes.entries()) {
     if (size === 0) continue;
@@ -46,7 +51,24 @@ async function runStore(storeName: StoreName): Promise<void> {
   answer();
   const proxy = await startProxyChild({ ...bench.env, UPSTREAM_BASE_URL: upstream.url, UPSTREAM_API_KEY: 'bench', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) });
   const rows: (string | number)[][] = [];
+  let warmedUp = 'none';
   try {
+    const warmUpUrl = `${proxy.origin}/partition/${warmUpScope.partition}/instance/${warmUpScope.instance}/v1/chat/completions`;
+    const warmUpCorpus = new Corpus(99);
+    warmedUp = await warmUpServer({
+      store: bench.store,
+      scope: warmUpScope,
+      requests: serverWarmup,
+      send: async (count) => {
+        for (let round = 0; round < count; round++) {
+          const body = { model: MODEL, stream: round % 2 === 1, messages: [{ role: 'user', content: warmUpCorpus.question() }] };
+          const timing = await postChat(warmUpUrl, body);
+          if (timing.status !== 200) throw new Error(`the proxy answered ${timing.status} while warming up`);
+          await proxy.drain();
+          if (round % 50 === 49) resetUpstream(upstream, answer);
+        }
+      },
+    });
     for (const [index, size] of sizes.entries()) {
       const scope = scopes[index]!;
       const warmed = await proxy.warm([scope]);
@@ -74,17 +96,18 @@ async function runStore(storeName: StoreName): Promise<void> {
   } finally {
     await proxy.stop();
     await upstream.close();
-    await bench.dispose(scopes);
+    await bench.dispose([...scopes, warmUpScope]);
   }
   writeReport(
     {
       name: `overhead-${storeName}`,
       title: `Proxy overhead (${storeName})`,
-      command: `npm run bench:overhead -- --stores ${storeName} --sizes ${sizes.join(',')} --iterations ${iterations}`,
+      command: `npm run bench:overhead -- --stores ${storeName} --sizes ${sizes.join(',')} --iterations ${iterations} --server-warmup ${serverWarmup}`,
       store: bench.description,
       embedder: `${embedder.model}:${embedder.dimensions}`,
       conditions: {
         requests: `${iterations} per row and path after ${warmup} warm-up rounds, direct and proxied alternating; background work drained between requests`,
+        'server warm-up': warmedUp,
         context: `model not in config/models.json: DEFAULT_CONTEXT_WINDOW 4096, memory tools offered`,
         'bulk loads': loads.join('; ') || 'none',
       },

@@ -5,6 +5,7 @@
  * (with embeddings) that got it there, and the process's RSS.
  *   npm run bench:scale -- [--stores sqlite,neo4j] [--sizes 1e3,1e4,1e5,1e6] [--neo4j-sizes 1e3,1e4,1e5]
  *     [--instances 1000] [--instance-turns 1000] [--requests 200] [--no-multi] [--neo4j-multi] [--no-fresh-load]
+ *     [--server-warmup 600]   (context builds in a scratch instance before the first row; 0: none)
  * prepareRequest is called directly, as the chat route calls it; after each request an answer is
  * stored and embedded like the proxy's background work does (not timed). On the embedded store
  * the largest size is then loaded once more into a new instance nobody searches meanwhile: the
@@ -28,6 +29,7 @@ import { mib, ms, summarize } from './perf/percentiles';
 import { postChat, closeConnections } from './perf/chat-client';
 import { startProxyChild } from './perf/proxy-child';
 import { startReport, writeReport, type Table } from './perf/report';
+import { loadWarmUpInstance, SERVER_WARMUP_REQUESTS, warmUpServer } from './perf/server-warm-up';
 import { startFakeUpstream, textReply } from '../test/support/fake-upstream';
 
 const options = parseArguments(process.argv.slice(2));
@@ -40,6 +42,7 @@ const embedder = new LocalEmbedder({ dimensions: BENCH_DIMENSIONS });
 const tools = memoryToolDefinitions(new Set());
 /** Questions the vector search's recall is measured with. */
 const RECALL_QUERIES = 20;
+const serverWarmup = Number(options.get('server-warmup') ?? SERVER_WARMUP_REQUESTS);
 
 for (const storeName of storeList(options.get('stores'))) await runStore(storeName);
 closeConnections();
@@ -59,7 +62,20 @@ async function runStore(storeName: StoreName): Promise<void> {
   const rows: (string | number)[][] = [];
   const tables: Table[] = [];
   const enrich = createMemoryContext({ store: bench.store, embedder, config });
+  const warmUpScope: Scope = { partition, instance: 'warm-up' };
+  // Purged again with the rest if the run fails before the warm-up purges it.
+  scopes.push(warmUpScope);
+  let warmedUp = 'none';
   try {
+    if (serverWarmup > 0) await loadWarmUpInstance(bench.store, warmUpScope);
+    warmedUp = await warmUpServer({
+      store: bench.store,
+      scope: warmUpScope,
+      requests: serverWarmup,
+      send: async (count) => {
+        await buildContexts(bench.store, enrich, () => warmUpScope, count);
+      },
+    });
     let loaded = 0;
     let leaf: string | null = null;
     for (const size of sizes) {
@@ -108,11 +124,12 @@ async function runStore(storeName: StoreName): Promise<void> {
     {
       name: `scale-${storeName}`,
       title: `Context build at scale (${storeName})`,
-      command: `npm run bench:scale -- --stores ${storeName} --${storeName === 'sqlite' ? 'sizes' : 'neo4j-sizes'} ${sizes.join(',')} --requests ${requests}`,
+      command: `npm run bench:scale -- --stores ${storeName} --${storeName === 'sqlite' ? 'sizes' : 'neo4j-sizes'} ${sizes.join(',')} --requests ${requests} --server-warmup ${serverWarmup}`,
       store: bench.description,
       embedder: `${embedder.model}:${embedder.dimensions}`,
       conditions: {
         requests: `${requests} per row (after ${warmup} warm-up requests in the single instance), one new user message each, an answer stored and embedded after each (not timed)`,
+        'server warm-up': warmedUp,
         context: 'DEFAULT_CONTEXT_WINDOW 4096, memory tools offered: the window evicts, so every request runs the summary, hybrid retrieval and the memory index',
         'bulk load': 'appendPath in batches of 1,000 turns (one branch per instance) plus their embeddings (local embedder), through the store interface',
       },
