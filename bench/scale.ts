@@ -6,6 +6,7 @@
  *   npm run bench:scale -- [--stores sqlite,neo4j] [--sizes 1e3,1e4,1e5,1e6] [--neo4j-sizes 1e3,1e4,1e5]
  *     [--instances 1000] [--instance-turns 1000] [--requests 200] [--no-multi] [--neo4j-multi] [--no-fresh-load]
  *     [--server-warmup 600]   (context builds in a scratch instance before the first row; 0: none)
+ *     [--settle 0]   (after each one-instance row, idles this many seconds and times the row again)
  * prepareRequest is called directly, as the chat route calls it; after each request an answer is
  * stored and embedded like the proxy's background work does (not timed). On the embedded store
  * the largest size is then loaded once more into a new instance nobody searches meanwhile: the
@@ -13,6 +14,7 @@
  * keeping that index current (placing every new vector, retraining as it grows) is part of
  * their rate (--no-fresh-load skips it).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../src/config/load-config';
 import { LocalEmbedder } from '../src/embeddings/local-embedder';
 import { embedAndLink } from '../src/memory/embed-and-link';
@@ -43,6 +45,11 @@ const tools = memoryToolDefinitions(new Set());
 /** Questions the vector search's recall is measured with. */
 const RECALL_QUERIES = 20;
 const serverWarmup = Number(options.get('server-warmup') ?? SERVER_WARMUP_REQUESTS);
+/**
+ * Seconds to idle before timing a one-instance row again: a bulk load leaves the server merging
+ * index segments for a while, which a store that grows by a chat's pace never sees.
+ */
+const settleSeconds = Number(options.get('settle') ?? 0);
 
 for (const storeName of storeList(options.get('stores'))) await runStore(storeName);
 closeConnections();
@@ -96,6 +103,13 @@ async function runStore(storeName: StoreName): Promise<void> {
       leaf = (await bench.store.latestTurn(scope))?.id ?? leaf;
       loaded += 2 * (requests + warmup);
       rows.push(row(`${size} in one instance`, load, index, timings.slice(warmup), recall));
+      if (settleSeconds > 0) {
+        await sleep(settleSeconds * 1000);
+        const settled = await buildContexts(bench.store, enrich, () => scope, requests + warmup);
+        leaf = (await bench.store.latestTurn(scope))?.id ?? leaf;
+        loaded += 2 * (requests + warmup);
+        rows.push(row(`${size} in one instance, after ${settleSeconds} s idle`, null, null, settled.slice(warmup)));
+      }
     }
     if (sizes.length > 0) tables.push(await proxyAtScale(bench.env, scope, loaded));
     if (storeName === 'sqlite' && sizes.length > 0 && !options.has('no-fresh-load')) {
@@ -124,7 +138,7 @@ async function runStore(storeName: StoreName): Promise<void> {
     {
       name: `scale-${storeName}`,
       title: `Context build at scale (${storeName})`,
-      command: `npm run bench:scale -- --stores ${storeName} --${storeName === 'sqlite' ? 'sizes' : 'neo4j-sizes'} ${sizes.join(',')} --requests ${requests} --server-warmup ${serverWarmup}`,
+      command: `npm run bench:scale -- --stores ${storeName} --${storeName === 'sqlite' ? 'sizes' : 'neo4j-sizes'} ${sizes.join(',')} --requests ${requests} --server-warmup ${serverWarmup}${settleSeconds > 0 ? ` --settle ${settleSeconds}` : ''}`,
       store: bench.description,
       embedder: `${embedder.model}:${embedder.dimensions}`,
       conditions: {
