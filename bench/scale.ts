@@ -46,8 +46,8 @@ const tools = memoryToolDefinitions(new Set());
 const RECALL_QUERIES = 20;
 const serverWarmup = Number(options.get('server-warmup') ?? SERVER_WARMUP_REQUESTS);
 /**
- * Seconds to idle before timing a one-instance row again: a bulk load leaves the server merging
- * index segments for a while, which a store that grows by a chat's pace never sees.
+ * Seconds to idle before timing a one-instance row again: a bulk load may leave the server busy
+ * for a while (merging index segments), which a store that grows at a chat's pace never meets.
  */
 const settleSeconds = Number(options.get('settle') ?? 0);
 

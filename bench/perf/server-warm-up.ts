@@ -9,8 +9,8 @@ import { bulkLoad } from './bulk-load';
  * hundred requests: on the EPYC host of 2026-11-27, requests in a fresh server's first 120
  * reached the upstream at a median of 51 ms, those after its 700th at 25-28 ms
  * (bench/NOTES.md). The rows measure the server a proxy meets once it has been up a while, not
- * the first minutes after a restart; the embedded store, in the benchmark's own process, warms
- * within each row's own warm-up requests.
+ * the first minutes after a restart. Both stores get the same warm-up, so both are measured
+ * alike; the embedded store, inside a Node process, needs far fewer requests to warm.
  */
 export const SERVER_WARMUP_REQUESTS = 600;
 
