@@ -18,7 +18,7 @@ import { Corpus } from './perf/corpus';
 import { ms, summarize } from './perf/percentiles';
 import { startProxyChild } from './perf/proxy-child';
 import { startReport, writeReport } from './perf/report';
-import { loadWarmUpInstance, SERVER_WARMUP_REQUESTS, warmUpServer } from './perf/server-warm-up';
+import { SERVER_WARMUP_REQUESTS, warmUpServer } from './perf/server-warm-up';
 
 const ANSWER = 'Sure. Here is a short answer of a few sentences, the size of a typical chat reply, so that the proxy stores and embeds a realistic turn after each request.';
 const MODEL = 'bench-model';
@@ -39,7 +39,6 @@ async function runStore(storeName: StoreName): Promise<void> {
   const partition = `bench-overhead-${Date.now().toString(36)}`;
   const scopes = sizes.map((size): Scope => ({ partition, instance: `messages-${size}` }));
   const warmUpScope: Scope = { partition, instance: 'warm-up' };
-  if (serverWarmup > 0) await loadWarmUpInstance(bench.store, warmUpScope);
   const loads: string[] = [];
   for (const [index, size] of sizes.entries()) {
     if (size === 0) continue;
@@ -50,6 +49,11 @@ async function runStore(storeName: StoreName): Promise<void> {
   const answer = () => upstream.onChat((request) => textReply(request, ANSWER));
   answer();
   const proxy = await startProxyChild({ ...bench.env, UPSTREAM_BASE_URL: upstream.url, UPSTREAM_API_KEY: 'bench', EMBEDDING_DIMENSIONS: String(BENCH_DIMENSIONS) });
+  // Background work drained after each request (or round); the fake upstream's records cleared now and then.
+  const settle = async (round: number) => {
+    await proxy.drain();
+    if (round % 50 === 49) resetUpstream(upstream, answer);
+  };
   const rows: (string | number)[][] = [];
   let warmedUp = 'none';
   try {
@@ -61,11 +65,8 @@ async function runStore(storeName: StoreName): Promise<void> {
       requests: serverWarmup,
       send: async (count) => {
         for (let round = 0; round < count; round++) {
-          const body = { model: MODEL, stream: round % 2 === 1, messages: [{ role: 'user', content: warmUpCorpus.question() }] };
-          const timing = await postChat(warmUpUrl, body);
-          if (timing.status !== 200) throw new Error(`the proxy answered ${timing.status} while warming up`);
-          await proxy.drain();
-          if (round % 50 === 49) resetUpstream(upstream, answer);
+          await send(warmUpUrl, { model: MODEL, stream: round % 2 === 1, messages: [{ role: 'user', content: warmUpCorpus.question() }] });
+          await settle(round);
         }
       },
     });
@@ -83,12 +84,10 @@ async function runStore(storeName: StoreName): Promise<void> {
           // Alternate which goes first, so neither always meets a warmer cache.
           const order = round % 2 === 0 ? [directUrl, proxyUrl] : [proxyUrl, directUrl];
           for (const url of order) {
-            const timing = await postChat(url, body);
-            if (timing.status !== 200) throw new Error(`${url} answered ${timing.status}`);
+            const timing = await send(url, body);
             if (round >= warmup) (url === proxyUrl ? proxied : direct).push(timing);
           }
-          await proxy.drain();
-          if (round % 50 === 49) resetUpstream(upstream, answer);
+          await settle(round);
         }
         rows.push(row({ size, stream, direct, proxied, warmMs: warmed.ms }));
       }
@@ -125,6 +124,13 @@ async function runStore(storeName: StoreName): Promise<void> {
     },
     machine,
   );
+}
+
+/** POSTs a chat body, failing the run on any answer but 200. */
+async function send(url: string, body: unknown): Promise<ChatTiming> {
+  const timing = await postChat(url, body);
+  if (timing.status !== 200) throw new Error(`${url} answered ${timing.status}`);
+  return timing;
 }
 
 function resetUpstream(upstream: FakeUpstream, answer: () => void): void {

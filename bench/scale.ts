@@ -31,7 +31,7 @@ import { mib, ms, summarize } from './perf/percentiles';
 import { postChat, closeConnections } from './perf/chat-client';
 import { startProxyChild } from './perf/proxy-child';
 import { startReport, writeReport, type Table } from './perf/report';
-import { loadWarmUpInstance, SERVER_WARMUP_REQUESTS, warmUpServer } from './perf/server-warm-up';
+import { SERVER_WARMUP_REQUESTS, warmUpServer } from './perf/server-warm-up';
 import { startFakeUpstream, textReply } from '../test/support/fake-upstream';
 
 const options = parseArguments(process.argv.slice(2));
@@ -74,7 +74,6 @@ async function runStore(storeName: StoreName): Promise<void> {
   scopes.push(warmUpScope);
   let warmedUp = 'none';
   try {
-    if (serverWarmup > 0) await loadWarmUpInstance(bench.store, warmUpScope);
     warmedUp = await warmUpServer({
       store: bench.store,
       scope: warmUpScope,
@@ -99,16 +98,17 @@ async function runStore(storeName: StoreName): Promise<void> {
       loaded = size;
       const index = await warmIndex(bench.store, [scope]);
       const recall = await vectorRecall(bench.store, scope);
-      const timings = await buildContexts(bench.store, enrich, () => scope, requests + warmup);
-      leaf = (await bench.store.latestTurn(scope))?.id ?? leaf;
-      loaded += 2 * (requests + warmup);
-      rows.push(row(`${size} in one instance`, load, index, timings.slice(warmup), recall));
-      if (settleSeconds > 0) {
-        await sleep(settleSeconds * 1000);
-        const settled = await buildContexts(bench.store, enrich, () => scope, requests + warmup);
+      // Each timed pass stores a question and an answer per request, which the next size continues.
+      const timePass = async (): Promise<number[]> => {
+        const timings = await buildContexts(bench.store, enrich, () => scope, requests + warmup);
         leaf = (await bench.store.latestTurn(scope))?.id ?? leaf;
         loaded += 2 * (requests + warmup);
-        rows.push(row(`${size} in one instance, after ${settleSeconds} s idle`, null, null, settled.slice(warmup)));
+        return timings.slice(warmup);
+      };
+      rows.push(row(`${size} in one instance`, load, index, await timePass(), recall));
+      if (settleSeconds > 0) {
+        await sleep(settleSeconds * 1000);
+        rows.push(row(`${size} in one instance, after ${settleSeconds} s idle`, null, null, await timePass()));
       }
     }
     if (sizes.length > 0) tables.push(await proxyAtScale(bench.env, scope, loaded));

@@ -17,20 +17,9 @@ export const SERVER_WARMUP_REQUESTS = 600;
 /** Turns of the warm-up instance: enough that its window evicts and every request retrieves. */
 const WARM_UP_TURNS = 2_000;
 
-/** Stores the warm-up instance (before a proxy process that will serve it starts). */
-export async function loadWarmUpInstance(store: MemoryStore, scope: Scope): Promise<void> {
-  await bulkLoad({
-    store,
-    dimensions: BENCH_DIMENSIONS,
-    scopes: [scope],
-    turnsPerScope: WARM_UP_TURNS,
-    label: 'warm-up instance',
-  });
-}
-
 /**
- * Has `send` make `requests` requests to the loaded warm-up instance, then purges it. Returns
- * what it did, for the report's conditions.
+ * Stores the warm-up instance, has `send` make `requests` requests to it, then purges it.
+ * Returns what it did, for the report's conditions.
  */
 export async function warmUpServer(input: {
   store: MemoryStore;
@@ -40,6 +29,13 @@ export async function warmUpServer(input: {
 }): Promise<string> {
   if (input.requests <= 0) return 'none';
   const started = performance.now();
+  await bulkLoad({
+    store: input.store,
+    dimensions: BENCH_DIMENSIONS,
+    scopes: [input.scope],
+    turnsPerScope: WARM_UP_TURNS,
+    label: 'warm-up instance',
+  });
   await input.send(input.requests);
   await input.store.purgeInstance(input.scope);
   const seconds = ((performance.now() - started) / 1000).toFixed(0);

@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { watchStore } from '../../test/support/watch-store';
 import { SqliteStore } from '../store/sqlite/sqlite-store';
 import type { MemoryStore } from '../store/memory-store';
 import { countTokens } from '../tokens/count-tokens';
@@ -69,16 +70,7 @@ describe('model-written running summary', () => {
 /** The store, counting the branch and summary reads made through it. */
 function countingReads(store: MemoryStore): { store: MemoryStore; reads: number } {
   const counter = { store, reads: 0 };
-  counter.store = new Proxy(store, {
-    get(target, property, receiver) {
-      const value = Reflect.get(target, property, receiver);
-      if (property !== 'getBranch' && property !== 'getSummary') return value;
-      return (...args: unknown[]) => {
-        counter.reads++;
-        return (value as (...a: unknown[]) => unknown).apply(target, args);
-      };
-    },
-  });
+  counter.store = watchStore(store, ['getBranch', 'getSummary'], () => counter.reads++);
   return counter;
 }
 
