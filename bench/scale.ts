@@ -7,6 +7,7 @@
  *     [--instances 1000] [--instance-turns 1000] [--requests 200] [--no-multi] [--neo4j-multi] [--no-fresh-load]
  *     [--server-warmup 600]   (context builds in a scratch instance before the first row; 0: none)
  *     [--settle 0]   (after each one-instance row, idles this many seconds and times the row again)
+ *     [--suffix multi]   (results in scale-<store>-<suffix>-<date>.md, beside the day's other runs)
  * prepareRequest is called directly, as the chat route calls it; after each request an answer is
  * stored and embedded like the proxy's background work does (not timed). On the embedded store
  * the largest size is then loaded once more into a new instance nobody searches meanwhile: the
@@ -50,6 +51,7 @@ const serverWarmup = Number(options.get('server-warmup') ?? SERVER_WARMUP_REQUES
  * for a while (merging index segments), which a store that grows at a chat's pace never meets.
  */
 const settleSeconds = Number(options.get('settle') ?? 0);
+const suffix = options.get('suffix');
 
 for (const storeName of storeList(options.get('stores'))) await runStore(storeName);
 closeConnections();
@@ -136,9 +138,9 @@ async function runStore(storeName: StoreName): Promise<void> {
   }
   writeReport(
     {
-      name: `scale-${storeName}`,
+      name: `scale-${storeName}${suffix ? `-${suffix}` : ''}`,
       title: `Context build at scale (${storeName})`,
-      command: `npm run bench:scale -- --stores ${storeName} --${storeName === 'sqlite' ? 'sizes' : 'neo4j-sizes'} ${sizes.join(',')} --requests ${requests} --server-warmup ${serverWarmup}${settleSeconds > 0 ? ` --settle ${settleSeconds}` : ''}`,
+      command: `npm run bench:scale -- --stores ${storeName} --${storeName === 'sqlite' ? 'sizes' : 'neo4j-sizes'} ${sizes.join(',')} --requests ${requests} --server-warmup ${serverWarmup}${settleSeconds > 0 ? ` --settle ${settleSeconds}` : ''}${multiFlag(storeName, multi)}${suffix ? ` --suffix ${suffix}` : ''}`,
       store: bench.description,
       embedder: `${embedder.model}:${embedder.dimensions}`,
       conditions: {
@@ -164,6 +166,12 @@ async function runStore(storeName: StoreName): Promise<void> {
     },
     machine,
   );
+}
+
+/** The option that gives a store's run its multi-instance rows or leaves them out, where it is not the default. */
+function multiFlag(storeName: StoreName, multi: boolean): string {
+  if (!multi) return storeName === 'sqlite' ? ' --no-multi' : '';
+  return `${storeName === 'neo4j' ? ' --neo4j-multi' : ''} --instances ${instances} --instance-turns ${instanceTurns}`;
 }
 
 /**

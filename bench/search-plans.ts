@@ -3,6 +3,10 @@
  * the index query (the plan for an instance that is a small part of the store) and without it,
  * over-fetched and kept to the scope afterwards (the plan from a tenth of the store up), on the
  * same questions, the two plans alternating. The instance grows through the sizes given.
+ * Beside them, what a retrieval's graph expansion costs as a statement of its own: the
+ * neighbours of a question's 8 nearest turns against its 16 nearest (what each search would have
+ * to expand to take the expansion into its own statement), and against a one-row read (the
+ * fixed cost of a statement).
  *   npm run bench:search-plans -- [--sizes 100000,1000000] [--questions 100]
  */
 import { LocalEmbedder } from '../src/embeddings/local-embedder';
@@ -61,6 +65,9 @@ const plans = (shareUnscoped: number): [Plan, Plan][] => {
       exactScanLimit: 5_000,
       share,
     });
+  // The nearest turns of each question, ranked by the plan the store picks (filled before the pairs run).
+  const expand = (seeds: number) => (index: number) =>
+    store.neighbours(scope, nearest[index]!.slice(0, seeds), { limit: K, withMessages: true });
   return [
     [
       { name: 'full text, scope in the query', run: text(0) },
@@ -70,8 +77,17 @@ const plans = (shareUnscoped: number): [Plan, Plan][] => {
       { name: 'vector, filter in the index', run: vector(0) },
       { name: 'vector, scope kept afterwards', run: vector(shareUnscoped) },
     ],
+    [
+      { name: 'graph expansion of the 8 nearest', run: expand(8) },
+      { name: 'graph expansion of the 16 nearest', run: expand(16) },
+    ],
+    [
+      { name: 'the newest turn (a one-row read)', run: async () => [await store.latestTurn(scope)] },
+      { name: 'graph expansion of the 8 nearest', run: expand(8) },
+    ],
   ];
 };
+let nearest: string[][] = [];
 
 const rows: (string | number)[][] = [];
 let stored = 0;
@@ -90,6 +106,9 @@ for (const size of sizes) {
   stored = size;
   // As the store plans: a new ScopeShares, since one remembers a share for a minute.
   const share = await new ScopeShares(runner).of(scope);
+  nearest = await Promise.all(
+    vectors.map(async (vector) => (await store.vectorSearch(scope, vector, { k: 16 })).map((hit) => hit.id)),
+  );
   for (const [first, second] of plans(share)) {
     const times = new Map<string, number[]>([
       [first.name, []],
@@ -154,6 +173,7 @@ writeReport(
     ],
     notes: [
       "plan B is what the store uses from a share of 0.1 up (scope-share.ts); it falls back to plan A when its over-fetch held fewer than k of the instance's hits.",
+      'graph expansion: MemoryStore.neighbours of the question\'s nearest turns (vector search, the plan the store picks), up to k neighbours with their turns, as a retrieval expands its 8 best fused hits.',
     ],
   },
   machine,
