@@ -48,6 +48,10 @@ interface PhaseResult {
   backlog: number;
   /** Seconds the proxy took to finish them, with no requests coming in. */
   drainSeconds: number;
+  /** CPU time the proxy processes used for the phase, its queued background work included. */
+  proxyCpuMs: number;
+  /** CPU time this process (the clients and the fake upstream) used during the load. */
+  loadCpuMs: number;
 }
 
 async function runStore(storeName: StoreName): Promise<void> {
@@ -105,7 +109,7 @@ async function runStore(storeName: StoreName): Promise<void> {
       tables: [
         {
           title: `${seconds} s of closed-loop load`,
-          columns: ['load', 'requests', 'req/s', 'req/s with the backlog done', 'backlog at the end', 'p50 ms', 'p95 ms', 'p99 ms', 'first chunk p50 ms', 'first chunk p99 ms', 'errors', 'proxy RSS max'],
+          columns: ['load', 'requests', 'req/s', 'req/s with the backlog done', 'backlog at the end', 'p50 ms', 'p95 ms', 'p99 ms', 'first chunk p50 ms', 'first chunk p99 ms', 'errors', 'proxy RSS max', 'proxy CPU ms a request', 'clients and upstream CPU ms a request'],
           rows: phases.map((phase) => {
             const total = summarize(phase.timings.map((timing) => timing.totalMs));
             const first = summarize(phase.timings.map((timing) => timing.firstChunkMs));
@@ -122,6 +126,8 @@ async function runStore(storeName: StoreName): Promise<void> {
               ms(first.p99),
               phase.errors === 0 ? 0 : `${phase.errors} (${phase.errorSample})`,
               mib(phase.rssMax),
+              perRequest(phase.proxyCpuMs, phase.timings.length),
+              perRequest(phase.loadCpuMs, phase.timings.length),
             ];
           }),
         },
@@ -129,6 +135,7 @@ async function runStore(storeName: StoreName): Promise<void> {
       notes: [
         'Closed loop: each client sends its next request as soon as the previous one has been answered.',
         'Background work (embeddings, synapses) runs after each answer and falls behind under saturation: "req/s with the backlog done" counts the time the proxy then took to finish what was still queued, the rate it can keep up for good.',
+        `CPU ms a request: CPU time (user and system, every thread) over the requests answered; the proxy's includes the background work it finished after the load. The machine has ${machine.cores} cores, so N req/s leave ${machine.cores} x 1000 / N ms of CPU to each request, load generator included (${(machine.cores * 2).toFixed(0)} ms at 500 req/s).`,
         `Before the timed load each client sent one request, those of each phase all at once (not in the table): the first request of an instance folds its evicted history into the running summary. Those ${firstRequests.length} took p50 ${ms(summarize(firstRequests.map((timing) => timing.totalMs)).p50)} ms, max ${ms(Math.max(0, ...firstRequests.map((timing) => timing.totalMs)))} ms.`,
       ],
     },
@@ -155,6 +162,8 @@ async function runPhase(input: { proxy: ProxyGroup; scopes: Scope[]; stream: boo
   let rssMax = 0;
   const started = performance.now();
   const end = started + seconds * 1000;
+  const proxyCpuStart = (await input.proxy.stats()).cpuMs;
+  const loadCpuStart = process.cpuUsage();
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
@@ -183,11 +192,18 @@ async function runPhase(input: { proxy: ProxyGroup; scopes: Scope[]; stream: boo
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const loadCpu = process.cpuUsage(loadCpuStart);
   sampling = false;
   await sampler;
   const backlog = (await input.proxy.stats()).background;
   const drainStarted = performance.now();
   await input.proxy.drain();
   const drainSeconds = (performance.now() - drainStarted) / 1000;
-  return { label: input.label, concurrency: input.scopes.length, timings, errors, errorSample, seconds: elapsed, rssMax, backlog, drainSeconds };
+  const proxyCpuMs = (await input.proxy.stats()).cpuMs - proxyCpuStart;
+  const loadCpuMs = (loadCpu.user + loadCpu.system) / 1000;
+  return { label: input.label, concurrency: input.scopes.length, timings, errors, errorSample, seconds: elapsed, rssMax, backlog, drainSeconds, proxyCpuMs, loadCpuMs };
+}
+
+function perRequest(cpuMs: number, requests: number): string {
+  return requests === 0 ? '-' : (cpuMs / requests).toFixed(1);
 }

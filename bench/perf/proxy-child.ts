@@ -10,7 +10,7 @@ const ENTRY = fileURLToPath(new URL('./proxy-process.ts', import.meta.url));
 export interface ProxyChild {
   /** e.g. http://127.0.0.1:40123 */
   origin: string;
-  stats(): Promise<{ rss: number; background: number }>;
+  stats(): Promise<ProxyStats>;
   /** Loads the vector indexes of scopes (embedded store); resolves with the milliseconds it took (null: Neo4j). */
   warm(scopes: Scope[]): Promise<{ ms: number | null }>;
   /** Waits until the proxy's background jobs (embeddings, synapses) are done. */
@@ -20,6 +20,15 @@ export interface ProxyChild {
   /** Stops the profile and writes it (a .cpuprofile file for Chrome DevTools) to `path`. */
   stopProfile(path: string): Promise<string>;
   stop(): Promise<void>;
+}
+
+/** What a proxy process reports of itself. */
+export interface ProxyStats {
+  rss: number;
+  /** Background jobs queued or running. */
+  background: number;
+  /** CPU time used since the process started, every thread, in milliseconds. */
+  cpuMs: number;
 }
 
 /** Starts the proxy process with the given environment (on top of quiet logging). */
@@ -72,8 +81,8 @@ export async function startProxyChild(env: Record<string, string>): Promise<Prox
 export interface ProxyGroup {
   count: number;
   originFor(index: number): string;
-  /** RSS summed over the processes; background jobs summed. */
-  stats(): Promise<{ rss: number; background: number }>;
+  /** RSS, background jobs and CPU time, each summed over the processes. */
+  stats(): Promise<ProxyStats>;
   warm(scopes: Scope[]): Promise<void>;
   drain(): Promise<void>;
   /**
@@ -97,7 +106,8 @@ export async function startProxyGroup(env: Record<string, string>, count: number
     originFor: (index) => children[index % count]!.origin,
     async stats() {
       const all = await Promise.all(children.map((child) => child.stats()));
-      return { rss: all.reduce((sum, one) => sum + one.rss, 0), background: all.reduce((sum, one) => sum + one.background, 0) };
+      const sum = (field: keyof ProxyStats) => all.reduce((total, one) => total + one[field], 0);
+      return { rss: sum('rss'), background: sum('background'), cpuMs: sum('cpuMs') };
     },
     async warm(scopes) {
       // Each process loads the indexes of the scopes its clients use.

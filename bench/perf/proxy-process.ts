@@ -49,7 +49,7 @@ process.on('disconnect', () => {
 });
 
 async function answer(command: ProxyCommand): Promise<unknown> {
-  if (command.type === 'stats') return { rss: process.memoryUsage().rss, background: background.pending };
+  if (command.type === 'stats') return { rss: process.memoryUsage().rss, background: background.pending, cpuMs: cpuMs() };
   if (command.type === 'drain') return background.drain();
   if (command.type === 'profile-start') return startProfile();
   if (command.type === 'profile-stop') return stopProfile(command.path);
@@ -78,4 +78,10 @@ async function stopProfile(path: string): Promise<string> {
   profiler = undefined;
   writeFileSync(path, JSON.stringify(profile));
   return path;
+}
+
+/** CPU time this process has used so far, user and system, in milliseconds (every thread of it). */
+function cpuMs(): number {
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
 }
