@@ -73,6 +73,19 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
     await runner?.close();
   });
 
+  it('fails a statement the server rejects with its code and message, and leaves other errors their stacks', async () => {
+    const limit = Error.stackTraceLimit;
+    const failed = await runner.read('RETURN $missing + ', {}).catch((error: unknown) => error);
+    expect(failed).toMatchObject({ code: 'Neo.ClientError.Statement.SyntaxError' });
+    expect((failed as Error).message).toMatch(/Invalid input|Unexpected end of input/i);
+    const inTransaction = await runner
+      .writeTransaction((transaction) => transaction.run('MATCH (n) RETURN n.nothing +'))
+      .catch((error: unknown) => error);
+    expect(inTransaction).toMatchObject({ code: 'Neo.ClientError.Statement.SyntaxError' });
+    expect(Error.stackTraceLimit).toBe(limit);
+    expect(new Error('here').stack).toContain('store-neo4j.test.ts');
+  });
+
   it('creates its schema idempotently, also when two processes start at once', async () => {
     const schema = async () => ({
       constraints: (await runner.read('SHOW CONSTRAINTS YIELD name RETURN name ORDER BY name')).map(
