@@ -45,6 +45,8 @@ const texts = Array.from({ length: questions + warmup }, () => corpus.question()
 const vectors = await embedder.embed(texts);
 
 type Plan = { name: string; run: (index: number) => Promise<unknown[]> };
+/** Each question's 16 nearest turns in the instance at its current size (the graph expansion's seeds). */
+let nearest: string[][] = [];
 const plans = (shareUnscoped: number): [Plan, Plan][] => {
   const text = (share: number) => (index: number) =>
     fullTextSearch(
@@ -65,7 +67,7 @@ const plans = (shareUnscoped: number): [Plan, Plan][] => {
       exactScanLimit: 5_000,
       share,
     });
-  // The nearest turns of each question, ranked by the plan the store picks (filled before the pairs run).
+  // Expands from the nearest turns as the store's own plan ranks them (filled before the pairs run).
   const expand = (seeds: number) => (index: number) =>
     store.neighbours(scope, nearest[index]!.slice(0, seeds), { limit: K, withMessages: true });
   return [
@@ -87,7 +89,6 @@ const plans = (shareUnscoped: number): [Plan, Plan][] => {
     ],
   ];
 };
-let nearest: string[][] = [];
 
 const rows: (string | number)[][] = [];
 let stored = 0;
