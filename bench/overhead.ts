@@ -1,7 +1,7 @@
 /**
  * Overhead: the same fake upstream called directly and through the proxy, alternating, with
  * 0, 10^4 and 10^5 stored messages in the instance the proxy serves.
- *   npm run bench:overhead -- [--stores sqlite,neo4j] [--sizes 0,1e4,1e5] [--iterations 300]
+ *   npm run bench:overhead -- [--stores sqlite,neo4j] [--sizes 0,1e4,1e5] [--iterations 300] [--suffix noon]
  *     [--server-warmup 600]   (requests to a scratch instance before the first row; 0: none)
  * Non-streaming latency (p50/p95/p99) and, streaming, the time to the first chunk. The proxy
  * runs in its own process (bench/perf/proxy-process.ts); the fake upstream and this client
@@ -28,6 +28,8 @@ const sizes = numberList(options.get('sizes'), [0, 1e4, 1e5]);
 const iterations = Number(options.get('iterations') ?? 300);
 const warmup = Number(options.get('warmup') ?? 30);
 const serverWarmup = Number(options.get('server-warmup') ?? SERVER_WARMUP_REQUESTS);
+/** Names the result overhead-<store>-<suffix>-<date>.md, beside the day's other runs. */
+const suffix = options.get('suffix');
 
 for (const storeName of storeList(options.get('stores'))) await runStore(storeName);
 closeConnections();
@@ -99,9 +101,9 @@ async function runStore(storeName: StoreName): Promise<void> {
   }
   writeReport(
     {
-      name: `overhead-${storeName}`,
+      name: `overhead-${storeName}${suffix ? `-${suffix}` : ''}`,
       title: `Proxy overhead (${storeName})`,
-      command: `npm run bench:overhead -- --stores ${storeName} --sizes ${sizes.join(',')} --iterations ${iterations} --server-warmup ${serverWarmup}`,
+      command: `npm run bench:overhead -- --stores ${storeName} --sizes ${sizes.join(',')} --iterations ${iterations} --server-warmup ${serverWarmup}${suffix ? ` --suffix ${suffix}` : ''}`,
       store: bench.description,
       embedder: `${embedder.model}:${embedder.dimensions}`,
       conditions: {
