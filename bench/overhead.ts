@@ -28,7 +28,6 @@ const sizes = numberList(options.get('sizes'), [0, 1e4, 1e5]);
 const iterations = Number(options.get('iterations') ?? 300);
 const warmup = Number(options.get('warmup') ?? 30);
 const serverWarmup = Number(options.get('server-warmup') ?? SERVER_WARMUP_REQUESTS);
-/** Names the result overhead-<store>-<suffix>-<date>.md, beside the day's other runs. */
 const suffix = options.get('suffix');
 
 for (const storeName of storeList(options.get('stores'))) await runStore(storeName);
@@ -101,9 +100,10 @@ async function runStore(storeName: StoreName): Promise<void> {
   }
   writeReport(
     {
-      name: `overhead-${storeName}${suffix ? `-${suffix}` : ''}`,
+      name: `overhead-${storeName}`,
+      suffix,
       title: `Proxy overhead (${storeName})`,
-      command: `npm run bench:overhead -- --stores ${storeName} --sizes ${sizes.join(',')} --iterations ${iterations} --server-warmup ${serverWarmup}${suffix ? ` --suffix ${suffix}` : ''}`,
+      command: `npm run bench:overhead -- --stores ${storeName} --sizes ${sizes.join(',')} --iterations ${iterations} --server-warmup ${serverWarmup}`,
       store: bench.description,
       embedder: `${embedder.model}:${embedder.dimensions}`,
       conditions: {

@@ -138,9 +138,10 @@ async function runStore(storeName: StoreName): Promise<void> {
   }
   writeReport(
     {
-      name: `scale-${storeName}${suffix ? `-${suffix}` : ''}`,
+      name: `scale-${storeName}`,
+      suffix,
       title: `Context build at scale (${storeName})`,
-      command: `npm run bench:scale -- --stores ${storeName} --${storeName === 'sqlite' ? 'sizes' : 'neo4j-sizes'} ${sizes.join(',')} --requests ${requests} --server-warmup ${serverWarmup}${settleSeconds > 0 ? ` --settle ${settleSeconds}` : ''}${multiFlag(storeName, multi)}${suffix ? ` --suffix ${suffix}` : ''}`,
+      command: `npm run bench:scale -- --stores ${storeName} --${storeName === 'sqlite' ? 'sizes' : 'neo4j-sizes'} ${sizes.join(',')} --requests ${requests} --server-warmup ${serverWarmup}${settleSeconds > 0 ? ` --settle ${settleSeconds}` : ''}${multiFlag(storeName, multi)}`,
       store: bench.description,
       embedder: `${embedder.model}:${embedder.dimensions}`,
       conditions: {

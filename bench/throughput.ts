@@ -94,9 +94,10 @@ async function runStore(storeName: StoreName): Promise<void> {
   }
   writeReport(
     {
-      name: `throughput-${storeName}${suffix ? `-${suffix}` : ''}`,
+      name: `throughput-${storeName}`,
+      suffix,
       title: `Throughput (${storeName})`,
-      command: `npm run bench:throughput -- --stores ${storeName} --seconds ${seconds} --clients ${clients} --streams ${streams} --seed-turns ${seedTurns} --stream-seed-turns ${streamSeedTurns}${workers > 1 ? ` --workers ${workers}` : ''}${suffix ? ` --suffix ${suffix}` : ''}`,
+      command: `npm run bench:throughput -- --stores ${storeName} --seconds ${seconds} --clients ${clients} --streams ${streams} --seed-turns ${seedTurns} --stream-seed-turns ${streamSeedTurns}${workers > 1 ? ` --workers ${workers}` : ''}`,
       store: bench.description,
       embedder: `${embedder.model}:${embedder.dimensions}`,
       conditions: {
@@ -126,8 +127,8 @@ async function runStore(storeName: StoreName): Promise<void> {
               ms(first.p99),
               phase.errors === 0 ? 0 : `${phase.errors} (${phase.errorSample})`,
               mib(phase.rssMax),
-              perRequest(phase.proxyCpuMs, phase.timings.length),
-              perRequest(phase.loadCpuMs, phase.timings.length),
+              ms(phase.proxyCpuMs / phase.timings.length),
+              ms(phase.loadCpuMs / phase.timings.length),
             ];
           }),
         },
@@ -202,8 +203,4 @@ async function runPhase(input: { proxy: ProxyGroup; scopes: Scope[]; stream: boo
   const proxyCpuMs = (await input.proxy.stats()).cpuMs - proxyCpuStart;
   const loadCpuMs = (loadCpu.user + loadCpu.system) / 1000;
   return { label: input.label, concurrency: input.scopes.length, timings, errors, errorSample, seconds: elapsed, rssMax, backlog, drainSeconds, proxyCpuMs, loadCpuMs };
-}
-
-function perRequest(cpuMs: number, requests: number): string {
-  return requests === 0 ? '-' : (cpuMs / requests).toFixed(1);
 }

@@ -14,8 +14,13 @@ export interface Table {
 export interface Report {
   /** File name stem: bench/results/<name>-<date>.md */
   name: string;
+  /**
+   * `--suffix` of the run: the file becomes <name>-<suffix>-<date>.md, beside the day's other
+   * runs of the benchmark, and the command gets the option back.
+   */
+  suffix?: string;
   title: string;
-  /** The command that reproduces the figures. */
+  /** The command that reproduces the figures (without `--suffix`, which is added). */
   command: string;
   store: string;
   embedder: string;
@@ -32,7 +37,7 @@ export function startReport(): MachineInfo {
   return machineInfo();
 }
 
-/** Prints the report and writes it to bench/results/<name>-<date>.md; returns the file's path. */
+/** Prints the report and writes it to bench/results/<name>[-<suffix>]-<date>.md; returns the file's path. */
 export function writeReport(report: Report, machine: MachineInfo = machineInfo()): string {
   const lines = [
     `# ${report.title}`,
@@ -43,7 +48,7 @@ export function writeReport(report: Report, machine: MachineInfo = machineInfo()
     `- store: ${report.store}`,
     `- embedder: ${report.embedder}`,
     ...Object.entries(report.conditions ?? {}).map(([key, value]) => `- ${key}: ${value}`),
-    `- command: \`${report.command}\``,
+    `- command: \`${report.command}${report.suffix ? ` --suffix ${report.suffix}` : ''}\``,
     '',
   ];
   for (const table of report.tables) {
@@ -53,7 +58,8 @@ export function writeReport(report: Report, machine: MachineInfo = machineInfo()
   const text = lines.join('\n');
   process.stdout.write(`${text}\n`);
   mkdirSync(RESULTS_DIR, { recursive: true });
-  const file = path.join(RESULTS_DIR, `${report.name}-${machine.date.slice(0, 10)}.md`);
+  const stem = report.suffix ? `${report.name}-${report.suffix}` : report.name;
+  const file = path.join(RESULTS_DIR, `${stem}-${machine.date.slice(0, 10)}.md`);
   writeFileSync(file, text);
   process.stdout.write(`(written to ${path.relative(process.cwd(), file)})\n`);
   return file;
