@@ -54,6 +54,29 @@ describe('full-text search on a large store', () => {
     expect(await store.fullTextSearch({ partition: 'p', instance: 'empty' }, 'zebra', { k: 5 })).toEqual([]);
   });
 
+  it('finds an instance its own turns whether it is alone in the store or beside a busier one', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'fts-alone-'));
+    const open = async () => {
+      await store?.close();
+      store = new SqliteStore({ dataDir });
+      await store.init({ embeddingDimensions: 4 });
+      return store;
+    };
+    const alone = await open();
+    const ids = (await alone.appendPath(scope, { parentId: null, messages: ['a zebra crossed the road', 'nothing to see here', 'a zebra again'].map(turn) }))
+      .map((entry) => entry.message.id);
+    expect((await alone.fullTextSearch(scope, 'zebra road', { k: 5 })).map((hit) => hit.id)).toEqual([ids[0]!, ids[2]!]);
+    // Another instance arrives whose turns make "zebra" an everyday word of the store (and the
+    // store is opened again, as by a restart: word counts are remembered for a while).
+    const busy: Scope = { partition: 'p', instance: 'busy' };
+    await alone.appendPath(busy, { parentId: null, messages: Array.from({ length: 1_500 }, (_, index) => turn(`zebra notes ${index}`)) });
+    const beside = await open();
+    expect((await beside.fullTextSearch(scope, 'zebra', { k: 5 })).map((hit) => hit.id).sort()).toEqual([ids[0]!, ids[2]!].sort());
+    const theirs = await beside.fullTextSearch(busy, 'zebra', { k: 5 });
+    expect(theirs).toHaveLength(5);
+    expect(theirs.some((hit) => ids.includes(hit.id))).toBe(false);
+  });
+
   it('falls back to the words rare in the instance when the words rare in the store are not in it', async () => {
     const busy: Scope = { partition: 'p', instance: 'busy' };
     await storeWith(Array.from({ length: 1_500 }, (_, index) => `zebra notes ${index}`), busy);

@@ -40,7 +40,9 @@ const COUNT_CACHE_SIZE = 50_000;
  * instance's own postings, so an instance that is most of the store is searched without it.
  * Such a search first tries the words rare in the whole store, counted without the scope word
  * (a count shared by every instance), and counts each word's matches in the scope only when
- * none of those is found there.
+ * none of those is found there. A store that holds no other instance is searched without the
+ * word at any size: it would narrow nothing, and bm25() walks its postings too (every turn of
+ * the instance) to weigh it.
  */
 export class FullTextSearch {
   private readonly statements;
@@ -62,9 +64,10 @@ export class FullTextSearch {
           WHERE m.partition = @partition AND m.instance = @instance AND m.deleted = 0
           ORDER BY f.pk DESC LIMIT @k`,
       ),
-      instanceTurns: db
-        .prepare<ScopeParams, number>('SELECT last_seq FROM instance_counters WHERE partition = @partition AND instance = @instance')
-        .pluck(),
+      instanceShare: db.prepare<ScopeParams, { turns: number | null; others: number }>(
+        `SELECT (SELECT last_seq FROM instance_counters WHERE partition = @partition AND instance = @instance) AS turns,
+                EXISTS (SELECT 1 FROM instance_counters WHERE partition <> @partition OR instance <> @instance) AS others`,
+      ),
       lastPk: db.prepare<[], number | null>('SELECT max(pk) FROM messages').pluck(),
       // bm25() is lower-is-better; the interface wants higher-is-better, and only the content
       // column counts. Ranking happens inside FTS5 and only the best candidates are joined to
@@ -133,7 +136,10 @@ export class FullTextSearch {
 
   /** Whether queries of a scope AND its scope word (see LARGE_INSTANCE). */
   private confinedByWord(scope: Scope): boolean {
-    const turns = this.statements.instanceTurns.get(scopeParams(scope)) ?? 0;
+    const share = this.statements.instanceShare.get(scopeParams(scope));
+    // Alone in the store, the scope word cost 0.5 ms of a 1.0 ms search at 10^4 turns.
+    if (!share?.others) return false;
+    const turns = share.turns ?? 0;
     if (turns < LARGE_INSTANCE) return true;
     return turns * 2 < (this.statements.lastPk.get() ?? 0);
   }
