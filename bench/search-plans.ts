@@ -45,9 +45,8 @@ const texts = Array.from({ length: questions + warmup }, () => corpus.question()
 const vectors = await embedder.embed(texts);
 
 type Plan = { name: string; run: (index: number) => Promise<unknown[]> };
-/** Each question's 16 nearest turns in the instance at its current size (the graph expansion's seeds). */
-let nearest: string[][] = [];
-const plans = (shareUnscoped: number): [Plan, Plan][] => {
+/** The pairs of plans at one size; `nearest`: each question's 16 nearest turns there (the graph expansion's seeds). */
+const plans = (shareUnscoped: number, nearest: string[][]): [Plan, Plan][] => {
   const text = (share: number) => (index: number) =>
     fullTextSearch(
       { runner, scope },
@@ -67,7 +66,7 @@ const plans = (shareUnscoped: number): [Plan, Plan][] => {
       exactScanLimit: 5_000,
       share,
     });
-  // Expands from the nearest turns as the store's own plan ranks them (filled before the pairs run).
+  // Expands from the nearest turns as the store's own plan ranks them.
   const expand = (seeds: number) => (index: number) =>
     store.neighbours(scope, nearest[index]!.slice(0, seeds), { limit: K, withMessages: true });
   return [
@@ -107,10 +106,10 @@ for (const size of sizes) {
   stored = size;
   // As the store plans: a new ScopeShares, since one remembers a share for a minute.
   const share = await new ScopeShares(runner).of(scope);
-  nearest = await Promise.all(
+  const nearest = await Promise.all(
     vectors.map(async (vector) => (await store.vectorSearch(scope, vector, { k: 16 })).map((hit) => hit.id)),
   );
-  for (const [first, second] of plans(share)) {
+  for (const [first, second] of plans(share, nearest)) {
     const times = new Map<string, number[]>([
       [first.name, []],
       [second.name, []],
