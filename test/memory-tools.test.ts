@@ -319,15 +319,17 @@ for (const factory of storeFactories()) {
       expect(kept).toEqual([...kept].sort((a, b) => a - b));
       expect(thread.json.omitted_ids).toContain(ids()[0]);
       // When not one whole item fits, the first is shown shortened, with the nearest ids to page on.
+      // Ids are random ULIDs whose token counts vary by some 40 tokens over a result: 290 tokens
+      // showed the shortened turn and at least two ids for each of 1,000 seeded conversations.
       const tight = await run(
         'get_conversation_thread',
         { message_id: ids()[7] },
-        { maxResultTokens: 250 },
+        { maxResultTokens: 290 },
       );
       expect(tight.json.thread).toEqual([
         expect.objectContaining({ id: ids()[7], content_truncated: true }),
       ]);
-      expect(tight.json.omitted_ids[0]).toBe(ids()[6]);
+      expect(tight.json.omitted_ids.slice(0, 2)).toEqual([ids()[6], ids()[5]]);
       expect(tight.json.note).toMatch(/shown shortened.*7 of 8 items left out/);
     });
 
