@@ -121,6 +121,11 @@ for (const factory of storeFactories()) {
           MEMORY_TOOLS: 'false',
         },
       });
+      // A process's first request (on a just-started Neo4j: its first queries too) can take
+      // seconds; sent here, that is not read as an answer waiting for the summary model.
+      upstream.onChat((request) => textReply(request, 'Noted.'));
+      await ask({ partition: `warm-${ulid()}`, instance: 'chat' }, 'Hello.');
+      await proxy.background.drain();
     });
     afterAll(async () => {
       await proxy?.close();
