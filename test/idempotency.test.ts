@@ -161,7 +161,9 @@ for (const factory of storeFactories()) {
     it('answers 409 to a retry that arrives while the first request still runs', async () => {
       upstream.onChat((request) => textReply(request, 'slow answer', { chunkDelayMs: 50 }));
       const first = ask({ key: 'busy', stream: true });
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      // Once the upstream has the first request, its key is claimed (a fixed wait may be too short).
+      while (upstream.chatRequests().length === 0)
+        await new Promise((resolve) => setTimeout(resolve, 5));
       const second = await ask({ key: 'busy', stream: true });
       expect((await expectOpenAiError(second, 409)).error.code).toBe('idempotency_key_in_use');
       expect(await contentOf(await first)).toBe('slow answer');
