@@ -18,11 +18,27 @@ function turn(content: string): NewMessage {
   return { role: 'user', content, raw: { role: 'user', content }, contentHash: content, tokenCount: 5 };
 }
 
-async function storeWith(contents: string[], target: Scope = scope): Promise<{ store: SqliteStore; ids: string[] }> {
-  store ??= new SqliteStore({ dataDir: mkdtempSync(path.join(tmpdir(), 'fts-')) });
+/** Where the test's store keeps its files, for `reopen`. */
+let dataDir = '';
+
+/** Opens the test's store on `dir` (a new one by default). */
+async function openStore(dir = mkdtempSync(path.join(tmpdir(), 'fts-'))): Promise<SqliteStore> {
+  dataDir = dir;
+  store = new SqliteStore({ dataDir: dir });
   await store.init({ embeddingDimensions: 4 });
-  const appended = await store.appendPath(target, { parentId: null, messages: contents.map(turn) });
-  return { store, ids: appended.map((entry) => entry.message.id) };
+  return store;
+}
+
+/** Closes the test's store and opens its files again, as a restart does. */
+async function reopen(): Promise<SqliteStore> {
+  await store?.close();
+  return openStore(dataDir);
+}
+
+async function storeWith(contents: string[], target: Scope = scope): Promise<{ store: SqliteStore; ids: string[] }> {
+  const opened = store ?? (await openStore());
+  const appended = await opened.appendPath(target, { parentId: null, messages: contents.map(turn) });
+  return { store: opened, ids: appended.map((entry) => entry.message.id) };
 }
 
 describe('full-text search on a large store', () => {
@@ -55,22 +71,13 @@ describe('full-text search on a large store', () => {
   });
 
   it('finds an instance its own turns whether it is alone in the store or beside a busier one', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'fts-alone-'));
-    const open = async () => {
-      await store?.close();
-      store = new SqliteStore({ dataDir });
-      await store.init({ embeddingDimensions: 4 });
-      return store;
-    };
-    const alone = await open();
-    const ids = (await alone.appendPath(scope, { parentId: null, messages: ['a zebra crossed the road', 'nothing to see here', 'a zebra again'].map(turn) }))
-      .map((entry) => entry.message.id);
+    const { store: alone, ids } = await storeWith(['a zebra crossed the road', 'nothing to see here', 'a zebra again']);
     expect((await alone.fullTextSearch(scope, 'zebra road', { k: 5 })).map((hit) => hit.id)).toEqual([ids[0]!, ids[2]!]);
     // Another instance arrives whose turns make "zebra" an everyday word of the store (and the
     // store is opened again, as by a restart: word counts are remembered for a while).
     const busy: Scope = { partition: 'p', instance: 'busy' };
-    await alone.appendPath(busy, { parentId: null, messages: Array.from({ length: 1_500 }, (_, index) => turn(`zebra notes ${index}`)) });
-    const beside = await open();
+    await storeWith(Array.from({ length: 1_500 }, (_, index) => `zebra notes ${index}`), busy);
+    const beside = await reopen();
     expect((await beside.fullTextSearch(scope, 'zebra', { k: 5 })).map((hit) => hit.id).sort()).toEqual([ids[0]!, ids[2]!].sort());
     const theirs = await beside.fullTextSearch(busy, 'zebra', { k: 5 });
     expect(theirs).toHaveLength(5);
