@@ -46,6 +46,27 @@ describe('embedAndLink', () => {
     );
   });
 
+  it('links a turn to a similar earlier turn stored in the same batch, and writes the batch\'s vectors and links at once', async () => {
+    const scope = freshScope();
+    // A resent history stores several turns at once: the third is not the first's reply, but its subject.
+    const turns = await append(store, scope, null, [
+      turn('user', 'Where did my sister Marguerite move with her cat Pistachio?'),
+      turn('assistant', 'I do not know yet; tell me more.'),
+      turn('user', 'Is Pistachio, the cat of my sister Marguerite, happy in Lisbon?'),
+    ]);
+    const [first, , third] = turns;
+    const writes: string[] = [];
+    const watched = watchStore(store, ['setEmbeddings', 'addSynapses'], () => writes.push('write'));
+    await embedAndLink({ ...writer, store: watched }, scope, turns);
+
+    expect(writes).toHaveLength(1);
+    const vectors = await store.getEmbeddings(scope, turns.map((stored) => stored!.id));
+    expect(vectors.size).toBe(3);
+    const score = cosineSimilarity(vectors.get(first!.id)!, vectors.get(third!.id)!);
+    expect(score).toBeGreaterThan(writer.synapseThreshold);
+    expect(await store.getSynapses(scope, third!.id)).toContainEqual({ fromId: first!.id, toId: third!.id, score: expect.closeTo(score, 5) });
+  });
+
   it("links a new question to the nearest turns its retrieval found, without a search of its own", async () => {
     const scope = freshScope();
     const [question, answer] = await append(store, scope, null, [

@@ -37,40 +37,57 @@ export async function embedAndLink(
   const live = turns.filter((turn) => !turn.isChunk && !turn.deleted);
   if (live.length === 0) return;
   // The parents' vectors come in the same read: each turn is linked to its parent by them.
-  const wanted = new Set(live.flatMap((turn) => (turn.parentId === null ? [turn.id] : [turn.id, turn.parentId])));
+  const wanted = new Set(
+    live.flatMap((turn) => (turn.parentId === null ? [turn.id] : [turn.id, turn.parentId])),
+  );
   const existing = await writer.store.getEmbeddings(scope, [...wanted]);
   const missing = live.filter((turn) => !existing.has(turn.id));
   const vectors = new Map(existing);
-  if (missing.length > 0) {
-    const embedded = await writer.embedder.embed(missing.map((turn) => turn.content.slice(0, MAX_EMBED_CHARS)));
-    missing.forEach((turn, i) => vectors.set(turn.id, embedded[i]!));
-    await writer.store.setEmbeddings(scope, missing.map((turn, i) => ({ kind: 'message' as const, id: turn.id, vector: embedded[i]! })));
-  }
-  // The turns' links are written together: one commit for the lot rather than one per turn.
+  const embedded =
+    missing.length > 0
+      ? await writer.embedder.embed(missing.map((turn) => turn.content.slice(0, MAX_EMBED_CHARS)))
+      : [];
+  missing.forEach((turn, i) => vectors.set(turn.id, embedded[i]!));
+  // The new vectors are written with the links made from them, one commit for the lot; until
+  // then a search cannot see them, so turns of this batch are scored against each other here.
+  const unsearchable = missing.map((turn) => turn.id);
   const synapses: Synapse[] = [];
   for (const turn of live) {
     if (turn.tokenCount > writer.chunkThreshold) await chunkTurn(writer, scope, turn);
     await embedToolCalls(writer, scope, turn);
-    synapses.push(...(await linksOf(writer, scope, turn, vectors, nearest.get(turn.id))));
+    const similar =
+      nearest.get(turn.id) ??
+      (await similarTurns(writer, scope, vectors.get(turn.id)!, unsearchable, vectors));
+    synapses.push(...linksOf(writer, turn, vectors, similar));
   }
-  if (synapses.length > 0) await writer.store.addSynapses(scope, synapses);
+  if (missing.length > 0 || synapses.length > 0)
+    await writer.store.setEmbeddings(scope, embeddingItems('message', missing, embedded), synapses);
 }
 
 /** Embeds whatever the store holds without an embedding (after a crash, or a model change). */
-export async function sweepMissingEmbeddings(writer: MemoryWriter, batchSize = 256): Promise<number> {
+export async function sweepMissingEmbeddings(
+  writer: MemoryWriter,
+  batchSize = 256,
+): Promise<number> {
   let done = 0;
   for (;;) {
     const pending = await writer.store.pendingEmbeddings(batchSize);
     if (pending.length === 0) return done;
-    const vectors = await writer.embedder.embed(pending.map((item) => item.text.slice(0, MAX_EMBED_CHARS)));
-    const byScope = new Map<string, { scope: Scope; items: { kind: 'message' | 'toolcall'; id: string; vector: number[] }[] }>();
+    const vectors = await writer.embedder.embed(
+      pending.map((item) => item.text.slice(0, MAX_EMBED_CHARS)),
+    );
+    const byScope = new Map<
+      string,
+      { scope: Scope; items: { kind: 'message' | 'toolcall'; id: string; vector: number[] }[] }
+    >();
     pending.forEach((item, i) => {
       const key = `${item.scope.partition}\u0000${item.scope.instance}`;
       const group = byScope.get(key) ?? { scope: item.scope, items: [] };
       group.items.push({ kind: item.kind, id: item.id, vector: vectors[i]! });
       byScope.set(key, group);
     });
-    for (const group of byScope.values()) await writer.store.setEmbeddings(group.scope, group.items);
+    for (const group of byScope.values())
+      await writer.store.setEmbeddings(group.scope, group.items);
     done += pending.length;
     if (pending.length < batchSize) return done;
   }
@@ -87,43 +104,82 @@ async function chunkTurn(writer: MemoryWriter, scope: Scope, turn: StoredMessage
     pieces.map((content) => ({ content, tokenCount: countTokens(content) })),
   );
   const vectors = await writer.embedder.embed(chunks.map((chunk) => chunk.content));
-  await writer.store.setEmbeddings(scope, chunks.map((chunk, i) => ({ kind: 'message' as const, id: chunk.id, vector: vectors[i]! })));
+  await writer.store.setEmbeddings(scope, embeddingItems('message', chunks, vectors));
 }
 
-async function embedToolCalls(writer: MemoryWriter, scope: Scope, turn: StoredMessage): Promise<void> {
+async function embedToolCalls(
+  writer: MemoryWriter,
+  scope: Scope,
+  turn: StoredMessage,
+): Promise<void> {
   if (turn.role !== 'assistant') return;
   const calls = await writer.store.getToolCallsByMessage(scope, turn.id);
   if (calls.length === 0) return;
-  const texts = calls.map((call) => `${call.toolName}(${call.arguments})${call.result ? ` -> ${call.result}` : ''}`.slice(0, MAX_EMBED_CHARS));
+  const texts = calls.map((call) =>
+    `${call.toolName}(${call.arguments})${call.result ? ` -> ${call.result}` : ''}`.slice(
+      0,
+      MAX_EMBED_CHARS,
+    ),
+  );
   const vectors = await writer.embedder.embed(texts);
-  await writer.store.setEmbeddings(scope, calls.map((call, i) => ({ kind: 'toolcall' as const, id: call.id, vector: vectors[i]! })));
+  await writer.store.setEmbeddings(scope, embeddingItems('toolcall', calls, vectors));
+}
+
+/** What setEmbeddings takes: each record with the vector at its index. */
+function embeddingItems(
+  kind: 'message' | 'toolcall',
+  records: readonly { id: string }[],
+  vectors: readonly number[][],
+): { kind: 'message' | 'toolcall'; id: string; vector: number[] }[] {
+  return records.map((record, i) => ({ kind, id: record.id, vector: vectors[i]! }));
+}
+
+/**
+ * The stored turns nearest to `vector`, best first, with `unsearchable` (turns whose vectors are
+ * in `vectors` but not yet in the store) ranked among them.
+ */
+async function similarTurns(
+  writer: MemoryWriter,
+  scope: Scope,
+  vector: number[],
+  unsearchable: string[],
+  vectors: Map<string, number[]>,
+): Promise<VectorHit[]> {
+  const found = await writer.store.vectorSearch(scope, vector, { k: SIMILAR_CANDIDATES });
+  if (unsearchable.length === 0) return found;
+  const batch = unsearchable.map((id) => ({
+    kind: 'message' as const,
+    id,
+    score: cosineSimilarity(vector, vectors.get(id)!),
+  }));
+  return [...found, ...batch].sort((a, b) => b.score - a.score).slice(0, SIMILAR_CANDIDATES);
 }
 
 /**
  * The links of `turn` to its parent and its most similar earlier turns; `vectors` holds its own,
  * those of the turns beside it and those of their parents (a parent without one is not linked).
  */
-async function linksOf(
+function linksOf(
   writer: MemoryWriter,
-  scope: Scope,
   turn: StoredMessage,
   vectors: Map<string, number[]>,
-  found: VectorHit[] | undefined,
-): Promise<Synapse[]> {
+  similar: VectorHit[],
+): Synapse[] {
   const vector = vectors.get(turn.id)!;
   const synapses: Synapse[] = [];
   if (turn.parentId) {
     const parent = vectors.get(turn.parentId);
     if (parent) {
       const score = cosineSimilarity(vector, parent);
-      if (score >= writer.synapseThreshold) synapses.push({ fromId: turn.parentId, toId: turn.id, score });
+      if (score >= writer.synapseThreshold)
+        synapses.push({ fromId: turn.parentId, toId: turn.id, score });
     }
   }
-  const similar = found?.slice(0, SIMILAR_CANDIDATES) ?? (await writer.store.vectorSearch(scope, vector, { k: SIMILAR_CANDIDATES }));
   const linked = new Set([turn.id, turn.parentId]);
-  for (const hit of similar) {
+  for (const hit of similar.slice(0, SIMILAR_CANDIDATES)) {
     if (synapses.length > MAX_SIMILAR_LINKS) break;
-    if (hit.kind !== 'message' || linked.has(hit.id) || hit.score < writer.synapseThreshold) continue;
+    if (hit.kind !== 'message' || linked.has(hit.id) || hit.score < writer.synapseThreshold)
+      continue;
     linked.add(hit.id);
     synapses.push({ fromId: hit.id, toId: turn.id, score: hit.score });
   }

@@ -152,8 +152,15 @@ export interface MemoryStore {
   getToolCall(scope: Scope, id: string): Promise<StoredToolCall | null>;
   getToolCallsByMessage(scope: Scope, messageId: string): Promise<StoredToolCall[]>;
 
-  /** Sets embeddings of messages, chunks or tool calls. */
-  setEmbeddings(scope: Scope, items: { kind: 'message' | 'toolcall'; id: string; vector: number[] }[]): Promise<void>;
+  /**
+   * Sets embeddings of messages, chunks or tool calls, and adds `links` (as addSynapses does) in
+   * the same write: new turns' vectors and the links made from them cost one commit.
+   */
+  setEmbeddings(
+    scope: Scope,
+    items: { kind: 'message' | 'toolcall'; id: string; vector: number[] }[],
+    links?: Synapse[],
+  ): Promise<void>;
   /** Embeddings by message id (missing ones left out). */
   getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>>;
   /** Messages, chunks and tool calls in any scope that have no embedding yet. */

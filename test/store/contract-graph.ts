@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NEIGHBOUR_SCORES } from '../../src/store/memory-store';
-import { append, freshScope, turn, type StoreGetter } from './contract-fixtures';
+import { append, freshScope, randomUnitVector, turn, type StoreGetter } from './contract-fixtures';
 
 /** SYNAPSE links and graph expansion over SYNAPSE, RESPONDED_WITH and REPLIES_TO. */
 export function describeGraphContract(getStore: StoreGetter): void {
@@ -27,6 +27,49 @@ export function describeGraphContract(getStore: StoreGetter): void {
         { fromId: a!.id, toId: b!.id, score: expect.closeTo(0.95, 6) },
       ]);
       expect(await store.getSynapses(scope, 'missing')).toEqual([]);
+    });
+
+    it('writes vectors and the links made from them together, as addSynapses would write the links', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      const [question, answer] = await append(store, scope, null, [
+        turn('user', 'question'),
+        turn('assistant', 'answer'),
+      ]);
+      const [earlier] = await append(store, scope, null, [turn('user', 'earlier')]);
+      const vector = randomUnitVector();
+      await store.setEmbeddings(
+        scope,
+        [
+          { kind: 'message', id: question!.id, vector },
+          { kind: 'message', id: answer!.id, vector },
+        ],
+        [
+          { fromId: question!.id, toId: answer!.id, score: 0.8 },
+          { fromId: earlier!.id, toId: question!.id, score: 0.7 },
+          { fromId: answer!.id, toId: answer!.id, score: 1 },
+        ],
+      );
+      // Links alone, as a later batch with no new vectors writes them: the score is updated.
+      await store.setEmbeddings(
+        scope,
+        [],
+        [{ fromId: earlier!.id, toId: question!.id, score: 0.75 }],
+      );
+
+      expect(
+        [...(await store.getEmbeddings(scope, [question!.id, answer!.id])).keys()].sort(),
+      ).toEqual([question!.id, answer!.id].sort());
+      expect(
+        (await store.vectorSearch(scope, vector, { k: 2 })).map((hit) => hit.id).sort(),
+      ).toEqual([question!.id, answer!.id].sort());
+      expect(await store.getSynapses(scope, question!.id)).toEqual([
+        { fromId: question!.id, toId: answer!.id, score: expect.closeTo(0.8, 6) },
+        { fromId: earlier!.id, toId: question!.id, score: expect.closeTo(0.75, 6) },
+      ]);
+      expect(await store.getSynapses(scope, answer!.id)).toEqual([
+        { fromId: question!.id, toId: answer!.id, score: expect.closeTo(0.8, 6) },
+      ]);
     });
 
     it('expands turns to their neighbours, strongest link first, each neighbour once', async () => {

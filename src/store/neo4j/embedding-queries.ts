@@ -1,4 +1,4 @@
-import type { PendingEmbedding } from '../types';
+import type { PendingEmbedding, Synapse } from '../types';
 import { toNumber } from './map-record';
 import type { Neo4jRunner } from './neo4j-runner';
 import { integerParam, scopeParams, type ScopedRunner } from './scope-params';
@@ -13,29 +13,48 @@ export interface EmbeddingItem {
 // Nodes cleared per transaction, so clearing a large store never builds one huge transaction.
 const CLEAR_BATCH = 5_000;
 
-/** Stores embeddings on nodes of the scope (ids of other scopes are ignored), in one transaction. */
-export async function setEmbeddings(scoped: ScopedRunner, items: EmbeddingItem[]): Promise<void> {
+/**
+ * Stores embeddings on nodes of the scope (ids of other scopes are ignored) and adds or updates
+ * `links` between its messages (self-links skipped), in one statement: a request's background
+ * write is one round trip, where a transaction of a statement per kind and then the links took
+ * four.
+ */
+export async function setEmbeddings(
+  scoped: ScopedRunner,
+  items: EmbeddingItem[],
+  links: Synapse[] = [],
+): Promise<void> {
   const { runner, scope } = scoped;
-  if (items.length === 0) return;
-  const toRows = (kind: EmbeddingItem['kind']) =>
+  const rowsOf = (kind: EmbeddingItem['kind']) =>
     items
       .filter((item) => item.kind === kind)
       .map((item) => ({ id: item.id, vector: item.vector }));
-  await runner.writeTransaction(async (transaction) => {
-    // Plain number arrays arrive as LIST<FLOAT>, the type Community's vector index reads.
-    await transaction.run(
-      `UNWIND $rows AS row
+  const synapses = links
+    .filter((link) => link.fromId !== link.toId)
+    .map((link) => ({ fromId: link.fromId, toId: link.toId, score: link.score }));
+  if (items.length === 0 && synapses.length === 0) return;
+  // Plain number arrays arrive as LIST<FLOAT>, the type Community's vector index reads. Each
+  // part is a unit subquery: an empty list in one leaves the others to run.
+  await runner.write(
+    `CALL () {
+       UNWIND $messages AS row
        MATCH (m:Message {id: row.id}) WHERE m.partition = $partition AND m.instance = $instance
-       SET m.embedding = row.vector, m.needs_embedding = false`,
-      { ...scopeParams(scope), rows: toRows('message') },
-    );
-    await transaction.run(
-      `UNWIND $rows AS row
+       SET m.embedding = row.vector, m.needs_embedding = false
+     }
+     CALL () {
+       UNWIND $toolCalls AS row
        MATCH (t:ToolCall {id: row.id}) WHERE t.partition = $partition AND t.instance = $instance
-       SET t.embedding = row.vector, t.needs_embedding = false`,
-      { ...scopeParams(scope), rows: toRows('toolcall') },
-    );
-  });
+       SET t.embedding = row.vector, t.needs_embedding = false
+     }
+     CALL () {
+       UNWIND $synapses AS row
+       MATCH (a:Message {id: row.fromId}) WHERE a.partition = $partition AND a.instance = $instance
+       MATCH (b:Message {id: row.toId}) WHERE b.partition = $partition AND b.instance = $instance
+       MERGE (a)-[link:SYNAPSE]->(b)
+       SET link.score = row.score
+     }`,
+    { ...scopeParams(scope), messages: rowsOf('message'), toolCalls: rowsOf('toolcall'), synapses },
+  );
 }
 
 /** Embeddings of messages and chunks by id; ids without one are left out. */

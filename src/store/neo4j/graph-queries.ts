@@ -4,23 +4,6 @@ import { strongestNeighbours } from '../strongest-neighbours';
 import { optionalMessage, projectMessageIfWanted, toNumber } from './map-record';
 import { scopeParams, type ScopedRunner } from './scope-params';
 
-/** Adds or updates SYNAPSE links; both ends must be messages of the scope, self-links are skipped. */
-export async function addSynapses(scoped: ScopedRunner, synapses: Synapse[]): Promise<void> {
-  const { runner, scope } = scoped;
-  const rows = synapses
-    .filter((synapse) => synapse.fromId !== synapse.toId)
-    .map((synapse) => ({ fromId: synapse.fromId, toId: synapse.toId, score: synapse.score }));
-  if (rows.length === 0) return;
-  await runner.write(
-    `UNWIND $rows AS row
-     MATCH (a:Message {id: row.fromId}) WHERE a.partition = $partition AND a.instance = $instance
-     MATCH (b:Message {id: row.toId}) WHERE b.partition = $partition AND b.instance = $instance
-     MERGE (a)-[link:SYNAPSE]->(b)
-     SET link.score = row.score`,
-    { ...scopeParams(scope), rows },
-  );
-}
-
 /** Synapses between a turn and live turns, either direction, strongest first. */
 export async function getSynapses(scoped: ScopedRunner, id: string): Promise<Synapse[]> {
   const { runner, scope } = scoped;

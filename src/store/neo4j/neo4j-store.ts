@@ -36,7 +36,7 @@ import {
 import { fullTextSearch } from './full-text-search';
 import { getBranch } from './get-branch';
 import { ensureIdempotencySchema, getIdempotent, putIdempotent } from './idempotency-queries';
-import { addSynapses, getSynapses, neighbours } from './graph-queries';
+import { getSynapses, neighbours } from './graph-queries';
 import {
   getCoreMemory,
   getMeta,
@@ -268,9 +268,9 @@ export class Neo4jStore implements MemoryStore {
     return getToolCallsByMessage(this.at(scope), messageId);
   }
 
-  async setEmbeddings(scope: Scope, items: EmbeddingItem[]): Promise<void> {
+  async setEmbeddings(scope: Scope, items: EmbeddingItem[], links: Synapse[] = []): Promise<void> {
     for (const item of items) this.checkDimensions(item.vector);
-    await setEmbeddings(this.at(scope), items);
+    await setEmbeddings(this.at(scope), items, links);
   }
 
   async getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>> {
@@ -342,7 +342,7 @@ export class Neo4jStore implements MemoryStore {
   }
 
   async addSynapses(scope: Scope, synapses: Synapse[]): Promise<void> {
-    await addSynapses(this.at(scope), synapses);
+    await setEmbeddings(this.at(scope), [], synapses);
   }
 
   async getSynapses(scope: Scope, id: string): Promise<Synapse[]> {

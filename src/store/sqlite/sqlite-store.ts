@@ -305,6 +305,7 @@ export class SqliteStore implements MemoryStore {
   async setEmbeddings(
     scope: Scope,
     items: { kind: 'message' | 'toolcall'; id: string; vector: number[] }[],
+    links: Synapse[] = [],
   ): Promise<void> {
     const { db, statements, dimensions, vectors } = this.open;
     for (const item of items) checkDimensions(item.vector, dimensions);
@@ -320,6 +321,7 @@ export class SqliteStore implements MemoryStore {
         const pk = statements.setMessageEmbedding.get({ ...params, id: item.id, vector });
         if (pk !== undefined) stored.push({ pk, vector: item.vector });
       }
+      this.upsertSynapses(scope, links);
     }).immediate();
     vectors.added(scope, stored);
   }
@@ -378,14 +380,16 @@ export class SqliteStore implements MemoryStore {
   }
 
   async addSynapses(scope: Scope, synapses: Synapse[]): Promise<void> {
-    const { db, statements } = this.open;
+    this.open.db.transaction(() => this.upsertSynapses(scope, synapses)).immediate();
+  }
+
+  /** Adds or updates links, self-links skipped; inside the caller's transaction. */
+  private upsertSynapses(scope: Scope, synapses: Synapse[]): void {
     const params = scopeParams(scope);
-    db.transaction(() => {
-      for (const synapse of synapses) {
-        if (synapse.fromId === synapse.toId) continue;
-        statements.upsertSynapse.run({ ...params, ...synapseParams(synapse) });
-      }
-    }).immediate();
+    for (const synapse of synapses) {
+      if (synapse.fromId === synapse.toId) continue;
+      this.open.statements.upsertSynapse.run({ ...params, ...synapseParams(synapse) });
+    }
   }
 
   async getSynapses(scope: Scope, id: string): Promise<Synapse[]> {
