@@ -267,7 +267,7 @@ async function buildContexts(
     timings.push(performance.now() - started);
     const answer = await storeAnswer({ store, scope, parent: prepared.leaf, message: { role: 'assistant', content: corpus.turn(1) }, model: 'bench-model', requestId: `bench-${round}` });
     const stored = answer ? [...prepared.created, answer] : prepared.created;
-    await embedAndLink({ store, embedder, chunkThreshold: config.indexChunkThreshold, synapseThreshold: config.synapseThreshold }, scope, stored);
+    await embedAndLink({ store, embedder, chunkThreshold: config.indexChunkThreshold, synapseThreshold: config.synapseThreshold }, { scope, turns: stored });
     // The work the proxy queues after the answer (the next window's summary), untimed like it.
     for (const job of prepared.afterAnswer) await job.run();
   }

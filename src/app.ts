@@ -17,16 +17,15 @@ import type { Logger } from './logger';
 import { MODEL_LANE, type BackgroundQueue } from './memory/background-queue';
 import { embedAndLink, sweepMissingEmbeddings, type MemoryWriter } from './memory/embed-and-link';
 import { createMemoryContext } from './memory/memory-context';
-import type { FollowUp } from './memory/prepare-request';
 import { createSummaryRewriter } from './memory/summary-rewriter';
 import { MaintenanceRunner, type MaintenanceOutcome } from './memory/maintenance/maintenance-runner';
 import type { TopicSummarizer } from './memory/maintenance/summarize-topics';
+import type { AnsweredRequest } from './proxy/chat-pipeline';
 import { runningSummarizer } from './proxy/running-summarizer';
 import { topicSummarizer } from './proxy/topic-summarizer';
 import { UpstreamClient } from './proxy/upstream-client';
 import { guardStore } from './store/guarded-store';
-import type { MemoryStore, VectorHit } from './store/memory-store';
-import type { Scope, StoredMessage } from './store/types';
+import type { MemoryStore } from './store/memory-store';
 
 /** Everything the app is built from, so tests build the real app with a real store and a fake upstream. */
 export interface AppDeps {
@@ -97,10 +96,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   let sweepQueued = false;
   // A request's follow-ups (the next window's summary) are dropped past the limit: the request
   // that needs one builds it itself.
-  const remember = (scope: Scope, turns: StoredMessage[], followUps: FollowUp[], nearest: ReadonlyMap<string, VectorHit[]>) => {
+  const remember = (answered: AnsweredRequest) => {
     if (deps.background.pending < MAX_QUEUED_JOBS) {
-      deps.background.push('embed-and-link', () => embedAndLink(writer, scope, turns, nearest));
-      for (const job of followUps) deps.background.push(job.name, job.run);
+      deps.background.push('embed-and-link', () => embedAndLink(writer, answered));
+      for (const job of answered.followUps) deps.background.push(job.name, job.run);
     } else if (!sweepQueued) {
       sweepQueued = true;
       deps.background.push('overflow-sweep', async () => {
@@ -153,7 +152,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     embedder: deps.embedder,
     editor: {
       store,
-      afterWrite: (scope, turns) => deps.background.push('embed-and-link', () => embedAndLink(writer, scope, turns)),
+      afterWrite: (scope, turns) => deps.background.push('embed-and-link', () => embedAndLink(writer, { scope, turns })),
     },
     now,
     backgroundPending: () => deps.background.pending,

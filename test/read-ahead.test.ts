@@ -91,7 +91,7 @@ for (const factory of storeFactories().filter((candidate) => candidate.name === 
           messages: [toNewMessage({ role: 'assistant', content: `Answer ${turn}: about ${topic}, here is what I recall.` }, { model: 'chat-model', traceId: null })],
         });
         for (const job of first.afterAnswer) await job.run();
-        await embedAndLink(writer, scope, [...first.created, answer!.message]);
+        await embedAndLink(writer, { scope, turns: [...first.created, answer!.message] });
       }
       // The conversation outgrew its window, which moved several times, and most requests had a
       // memory index and a running summary.

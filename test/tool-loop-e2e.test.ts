@@ -67,6 +67,11 @@ for (const factory of storeFactories()) {
       const calls = await store.getToolCallsByMessage(scope, turns[3]!.id);
       expect(calls.map((call) => call.toolName)).toEqual(['get_message_by_id']);
       expect(calls[0]!.result).toContain('marine biologist');
+      // The answer's background work embedded its call, as it did its turns.
+      await proxy.background.drain();
+      const waiting = (await store.pendingEmbeddings(10_000)).map((item) => item.id);
+      expect(waiting).not.toContain(calls[0]!.id);
+      expect(waiting).not.toContain(turns[3]!.id);
     });
 
     it('streams only the final round, its first token arriving before that round has finished', async () => {
@@ -183,6 +188,12 @@ for (const factory of storeFactories()) {
       const direct = await client.chat.completions.create({ model: 'local-test-model', tools, messages: [{ role: 'user', content: 'email Ada' }] });
       expect(direct.choices[0]!.message.tool_calls).toEqual([{ id: 'call_c1', type: 'function', function: { name: 'send_email', arguments: '{"to":"ada@example.com"}' } }]);
       expect(toolNames(upstream.chatRequests()[0]!)).toContain('send_email');
+      // Stored as a ToolCall of the answer, and embedded by the answer's background work.
+      await proxy.background.drain();
+      const answer = (await store.listMessages(scope, { limit: 100 })).at(-1)!;
+      const [clientCall] = await store.getToolCallsByMessage(scope, answer.id);
+      expect(clientCall?.toolName).toBe('send_email');
+      expect((await store.pendingEmbeddings(10_000)).map((item) => item.id)).not.toContain(clientCall!.id);
 
       upstream.reset();
       upstream.onChat((request) =>

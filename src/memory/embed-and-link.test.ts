@@ -26,12 +26,12 @@ describe('embedAndLink', () => {
       turn('user', 'Where did my sister Marguerite move with her cat Pistachio?'),
       turn('assistant', 'Your sister Marguerite moved to Lisbon with her cat Pistachio.'),
     ]);
-    await embedAndLink(writer, scope, [question!, answer!]);
+    await embedAndLink(writer, { scope, turns: [question!, answer!] });
     const [later] = await append(store, scope, answer!.id, [turn('user', 'Is Pistachio, the cat of my sister Marguerite, happy in Lisbon?')]);
     // Alone in its batch: its parent's vector comes from the store, in the read of its own.
     const reads: unknown[] = [];
     const watched = watchStore(store, 'getEmbeddings', ([, ids]) => reads.push(ids));
-    await embedAndLink({ ...writer, store: watched }, scope, [later!]);
+    await embedAndLink({ ...writer, store: watched }, { scope, turns: [later!] });
     expect(reads).toEqual([[later!.id, answer!.id]]);
 
     const vectors = await store.getEmbeddings(scope, [question!.id, answer!.id, later!.id]);
@@ -57,7 +57,7 @@ describe('embedAndLink', () => {
     const [first, , third] = turns;
     const writes: string[] = [];
     const watched = watchStore(store, ['setEmbeddings', 'addSynapses'], () => writes.push('write'));
-    await embedAndLink({ ...writer, store: watched }, scope, turns);
+    await embedAndLink({ ...writer, store: watched }, { scope, turns });
 
     expect(writes).toHaveLength(1);
     const vectors = await store.getEmbeddings(scope, turns.map((stored) => stored!.id));
@@ -67,13 +67,33 @@ describe('embedAndLink', () => {
     expect(await store.getSynapses(scope, third!.id)).toContainEqual({ fromId: first!.id, toId: third!.id, score: expect.closeTo(score, 5) });
   });
 
+  it('reads the tool calls of the turns the caller names, or of every answer when it names none', async () => {
+    const scope = freshScope();
+    const turns = await append(store, scope, null, [
+      turn('user', 'Send the report to Ada.'),
+      turn('assistant', 'Sending it now.'),
+      turn('user', 'And to Grace?'),
+      turn('assistant', 'Sent to Grace too.'),
+    ]);
+    const [call] = await store.addToolCalls(scope, turns[3]!.id, [{ callId: 'call_1', toolName: 'send_email', arguments: '{"to":"grace"}', result: null, tokenCount: 5 }]);
+    const reads: unknown[] = [];
+    const watched = watchStore(store, 'getToolCallsByMessage', ([, id]) => reads.push(id));
+
+    await embedAndLink({ ...writer, store: watched }, { scope, turns, toolCallers: new Set([turns[3]!.id]) });
+    expect(reads).toEqual([turns[3]!.id]);
+    expect((await store.pendingEmbeddings(10_000)).map((item) => item.id)).not.toContain(call!.id);
+    reads.length = 0;
+    await embedAndLink({ ...writer, store: watched }, { scope, turns });
+    expect(reads).toEqual([turns[1]!.id, turns[3]!.id]);
+  });
+
   it("links a new question to the nearest turns its retrieval found, without a search of its own", async () => {
     const scope = freshScope();
     const [question, answer] = await append(store, scope, null, [
       turn('user', 'Which instrument does my neighbour Theodora play at the harbour festival?'),
       turn('assistant', 'Your neighbour Theodora plays the accordion at the harbour festival.'),
     ]);
-    await embedAndLink(writer, scope, [question!, answer!]);
+    await embedAndLink(writer, { scope, turns: [question!, answer!] });
     const [later] = await append(store, scope, answer!.id, [turn('user', 'Will Theodora bring her accordion to the harbour festival again?')]);
     // What the retrieval's vector search for the new question found, before the question was embedded.
     const [vector] = await writer.embedder.embed([later!.content]);
@@ -81,7 +101,7 @@ describe('embedAndLink', () => {
     let searches = 0;
     const watched = watchStore(store, 'vectorSearch', () => searches++);
 
-    await embedAndLink({ ...writer, store: watched }, scope, [later!], new Map([[later!.id, found]]));
+    await embedAndLink({ ...writer, store: watched }, { scope, turns: [later!], nearest: new Map([[later!.id, found]]) });
     expect(searches).toBe(0);
     // Linked to each earlier turn that scores at least the threshold, by its stored vectors.
     const vectors = await store.getEmbeddings(scope, [question!.id, answer!.id, later!.id]);

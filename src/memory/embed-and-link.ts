@@ -21,19 +21,23 @@ export interface MemoryWriter {
   synapseThreshold: number;
 }
 
+/** Stored turns to finish, and what their caller already knows of them. */
+export interface TurnBatch {
+  scope: Scope;
+  turns: StoredMessage[];
+  /** By turn id, the nearest stored turns a search for its own text found (the retrieval for a new question). */
+  nearest?: ReadonlyMap<string, VectorHit[]>;
+  /** The turns with tool calls stored, when the caller knows them: the others' are not read. */
+  toolCallers?: ReadonlySet<string>;
+}
+
 /**
  * Finishes stored turns: chunks long ones (`CHUNK_OF`), embeds turns, chunks and tool calls,
  * and links each turn by `SYNAPSE` to its parent and to its most similar earlier turns when
- * they score at least the threshold. `nearest` holds, by turn id, the nearest stored turns a
- * search for that turn's own text found already (the retrieval for a new question). Safe to run
- * twice on the same turns.
+ * they score at least the threshold. Safe to run twice on the same turns.
  */
-export async function embedAndLink(
-  writer: MemoryWriter,
-  scope: Scope,
-  turns: StoredMessage[],
-  nearest: ReadonlyMap<string, VectorHit[]> = new Map(),
-): Promise<void> {
+export async function embedAndLink(writer: MemoryWriter, batch: TurnBatch): Promise<void> {
+  const { scope, turns, nearest = new Map<string, VectorHit[]>(), toolCallers } = batch;
   const live = turns.filter((turn) => !turn.isChunk && !turn.deleted);
   if (live.length === 0) return;
   // The parents' vectors come in the same read: each turn is linked to its parent by them.
@@ -54,7 +58,8 @@ export async function embedAndLink(
   const synapses: Synapse[] = [];
   for (const turn of live) {
     if (turn.tokenCount > writer.chunkThreshold) await chunkTurn(writer, scope, turn);
-    await embedToolCalls(writer, scope, turn);
+    if (turn.role === 'assistant' && (toolCallers?.has(turn.id) ?? true))
+      await embedToolCalls(writer, scope, turn);
     const similar =
       nearest.get(turn.id) ??
       (await similarTurns(writer, scope, vectors.get(turn.id)!, unsearchable, vectors));
@@ -112,7 +117,6 @@ async function embedToolCalls(
   scope: Scope,
   turn: StoredMessage,
 ): Promise<void> {
-  if (turn.role !== 'assistant') return;
   const calls = await writer.store.getToolCallsByMessage(scope, turn.id);
   if (calls.length === 0) return;
   const texts = calls.map((call) =>

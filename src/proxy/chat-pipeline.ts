@@ -4,6 +4,7 @@ import { StoreUnavailableError, UpstreamError, UpstreamHttpError } from '../erro
 import type { Logger } from '../logger';
 import type { ProxyMetrics } from '../metrics/proxy-metrics';
 import { prepareRequest, type FollowUp, type PrepareRequestInput, type PreparedRequest } from '../memory/prepare-request';
+import type { TurnBatch } from '../memory/embed-and-link';
 import { memoryToolDefinitions } from '../memory/tools/memory-tools';
 import type { MemoryStore, VectorHit } from '../store/memory-store';
 import type { Scope, StoredMessage } from '../store/types';
@@ -31,6 +32,16 @@ const ESSENTIAL_TOOLS = new Set(['search_and_retrieve', 'get_messages_by_ids', '
  */
 const MINIMAL_TOOLS = new Set(['search_and_retrieve', 'get_messages_by_ids']);
 
+/** What a request leaves to the background once its answer is stored, or once it failed. */
+export interface AnsweredRequest extends TurnBatch {
+  /** The turns the request stored: its new turns, then the answer. */
+  turns: StoredMessage[];
+  nearest: ReadonlyMap<string, VectorHit[]>;
+  /** Of those, the ones with tool calls stored (only an answer can have them). */
+  toolCallers: ReadonlySet<string>;
+  followUps: FollowUp[];
+}
+
 /** What the chat pipeline needs from the app. */
 export interface ChatDeps {
   config: Config;
@@ -42,7 +53,7 @@ export interface ChatDeps {
   /** Models that refused a request because of tools: they get no memory tools from then on. */
   toollessModels: Set<string>;
   /** Runs after an answer is stored (embeddings, synapses); never delays the answer. */
-  afterAnswer?: (scope: Scope, stored: StoredMessage[], followUps: FollowUp[], nearest: ReadonlyMap<string, VectorHit[]>) => void;
+  afterAnswer?: (answered: AnsweredRequest) => void;
   /** Adds pinned blocks, the running summary and the memory index to the context. */
   enrich?: PrepareRequestInput['enrich'];
   /** Upstream latency, tool rounds and context tokens go here. */
@@ -147,7 +158,7 @@ export async function runChat(deps: ChatDeps, request: ChatRequest): Promise<Cha
     return outcome;
   } catch (error) {
     request.signal.removeEventListener('abort', onClientAbort);
-    deps.afterAnswer?.(request.scope, prepared.created, prepared.afterAnswer, prepared.nearest);
+    deps.afterAnswer?.({ scope: request.scope, turns: prepared.created, nearest: prepared.nearest, toolCallers: new Set(), followUps: prepared.afterAnswer });
     throw error;
   }
 }

@@ -35,6 +35,14 @@ export async function finishAnswer(context: RoundContext, end: AnswerEnd): Promi
   } catch (error) {
     deps.logger.error('could not store the answer', { requestId: request.requestId, error: (error as Error).message });
   }
-  deps.afterAnswer?.(request.scope, [...prepared.created, ...(stored ? [stored] : [])], prepared.afterAnswer, prepared.nearest);
+  // Its own tool calls and the memory calls of its rounds are the only ones a request stores.
+  const calledTools = Array.isArray(end.message['tool_calls']) || loop.executedCalls.length > 0;
+  deps.afterAnswer?.({
+    scope: request.scope,
+    turns: [...prepared.created, ...(stored ? [stored] : [])],
+    nearest: prepared.nearest,
+    toolCallers: new Set(stored && calledTools ? [stored.id] : []),
+    followUps: prepared.afterAnswer,
+  });
   return stored;
 }
