@@ -6,6 +6,8 @@
  *   npm run bench:background -- [--stores sqlite,neo4j] [--seed 300] [--exchanges 200]
  * Not part of `npm run bench`: a profiling aid, not a figure to report.
  */
+import { memoryWriter } from '../src/app';
+import { loadConfig } from '../src/config/load-config';
 import { LocalEmbedder } from '../src/embeddings/local-embedder';
 import { embedAndLink } from '../src/memory/embed-and-link';
 import { append, turn } from '../test/store/contract-fixtures';
@@ -30,7 +32,8 @@ async function runStore(storeName: StoreName): Promise<void> {
   const { store } = bench;
   const scope = { partition: 'bench-background', instance: `i-${Date.now()}` };
   const embedder = new LocalEmbedder({ dimensions: BENCH_DIMENSIONS });
-  const writer = { store, embedder, chunkThreshold: 2000, synapseThreshold: 0.5 };
+  // The chunk and link thresholds the proxy would use by default.
+  const writer = memoryWriter({ store, embedder, config: loadConfig({ LOG_LEVEL: 'silent' }) });
   const corpus = new Corpus(11);
   const walls: number[] = [];
   let cpuMs = 0;

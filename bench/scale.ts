@@ -16,6 +16,7 @@
  * their rate (--no-fresh-load skips it).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { memoryWriter } from '../src/app';
 import { loadConfig } from '../src/config/load-config';
 import { LocalEmbedder } from '../src/embeddings/local-embedder';
 import { embedAndLink } from '../src/memory/embed-and-link';
@@ -250,6 +251,7 @@ async function buildContexts(
   count: number,
 ): Promise<number[]> {
   const corpus = new Corpus(424242);
+  const writer = memoryWriter({ store, embedder, config });
   const timings: number[] = [];
   for (let round = 0; round < count; round++) {
     const scope = scopeFor(round);
@@ -267,7 +269,7 @@ async function buildContexts(
     timings.push(performance.now() - started);
     const answer = await storeAnswer({ store, scope, parent: prepared.leaf, message: { role: 'assistant', content: corpus.turn(1) }, model: 'bench-model', requestId: `bench-${round}` });
     const stored = answer ? [...prepared.created, answer] : prepared.created;
-    await embedAndLink({ store, embedder, chunkThreshold: config.indexChunkThreshold, synapseThreshold: config.synapseThreshold }, { scope, turns: stored });
+    await embedAndLink(writer, { scope, turns: stored });
     // The work the proxy queues after the answer (the next window's summary), untimed like it.
     for (const job of prepared.afterAnswer) await job.run();
   }
