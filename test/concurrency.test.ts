@@ -97,8 +97,11 @@ for (const factory of storeFactories()) {
       const gate = new Promise<void>((resolve) => (release = resolve));
       for (let i = 0; i < 1_000; i++) proxy.background.push('stuck', () => gate);
       const scope = { partition: `load-${ulid()}`, instance: 'overload' };
-      for (let i = 0; i < 5; i++)
-        expect((await ask(scope, `overloaded ${i}`, false)).kind).toBe('json');
+      // The last question is long enough to be chunked (past INDEX_CHUNK_THRESHOLD).
+      const long = `overloaded 4: ${'the harbour lamp burned through the night again. '.repeat(600)}`;
+      const questions = ['overloaded 0', 'overloaded 1', 'overloaded 2', 'overloaded 3', long];
+      for (const question of questions)
+        expect((await ask(scope, question, false)).kind).toBe('json');
       // 1000 stuck jobs plus the one sweep queued for all five answers.
       expect(proxy.background.pending).toBe(1_001);
       release();
@@ -109,6 +112,14 @@ for (const factory of storeFactories()) {
         turns.map((turn) => turn.id),
       );
       expect(embedded.size).toBe(10);
+      // The sweep finished them as the answers' own jobs would have: linked and chunked.
+      for (const answer of turns.filter((turn) => turn.role === 'assistant')) {
+        const links = await store.getSynapses(scope, answer.id);
+        expect(links.map((link) => link.fromId)).toContain(answer.parentId);
+      }
+      const longTurn = turns.find((turn) => turn.content === long)!;
+      expect(longTurn.tokenCount).toBeGreaterThan(proxy.config.indexChunkThreshold);
+      expect((await store.getChunks(scope, longTurn.id)).length).toBeGreaterThan(1);
     });
 
     it(

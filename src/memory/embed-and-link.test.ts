@@ -7,7 +7,8 @@ import { watchStore } from '../../test/support/watch-store';
 import { cosineSimilarity } from '../embeddings/embedder';
 import { LocalEmbedder } from '../embeddings/local-embedder';
 import { SqliteStore } from '../store/sqlite/sqlite-store';
-import { embedAndLink, type MemoryWriter } from './embed-and-link';
+import { countTokens } from '../tokens/count-tokens';
+import { embedAndLink, sweepMissingEmbeddings, type MemoryWriter } from './embed-and-link';
 
 describe('embedAndLink', () => {
   let store: SqliteStore;
@@ -65,6 +66,9 @@ describe('embedAndLink', () => {
     const score = cosineSimilarity(vectors.get(first!.id)!, vectors.get(third!.id)!);
     expect(score).toBeGreaterThan(writer.synapseThreshold);
     expect(await store.getSynapses(scope, third!.id)).toContainEqual({ fromId: first!.id, toId: third!.id, score: expect.closeTo(score, 5) });
+    // The pair is linked once, by the later turn: not again from the first to the third.
+    const pair = (await store.getSynapses(scope, first!.id)).filter((link) => [link.fromId, link.toId].includes(third!.id));
+    expect(pair).toHaveLength(1);
   });
 
   it('reads the tool calls of the turns the caller names, or of every answer when it names none', async () => {
@@ -85,6 +89,33 @@ describe('embedAndLink', () => {
     reads.length = 0;
     await embedAndLink({ ...writer, store: watched }, { scope, turns });
     expect(reads).toEqual([turns[1]!.id, turns[3]!.id]);
+  });
+
+  it('finishes the turns a crash left without an embedding as the answer\'s own work would: chunks, vectors, links', async () => {
+    const scope = freshScope();
+    // Stored, never embedded: the background work did not run (a crash, or a queue that overflowed).
+    const long = Array.from({ length: 700 }, (_, i) => `Lighthouse keeper log entry ${i}: the lamp at Cape Verity burned all night.`).join(' ');
+    const [question, answer, later, longTurn] = await append(store, scope, null, [
+      turn('user', 'Where did my sister Marguerite move with her cat Pistachio?'),
+      turn('assistant', 'Your sister Marguerite moved to Lisbon with her cat Pistachio.'),
+      turn('user', 'Is Pistachio, the cat of my sister Marguerite, happy in Lisbon?'),
+      turn('assistant', long, { tokenCount: countTokens(long) }),
+    ]);
+    await store.addToolCalls(scope, longTurn!.id, [{ callId: 'call_1', toolName: 'read_log', arguments: '{"cape":"Verity"}', result: 'lamp lit', tokenCount: 6 }]);
+    const inScope = async () => (await store.pendingEmbeddings(10_000)).filter((item) => item.scope.instance === scope.instance);
+    expect(await inScope()).toHaveLength(5);
+
+    await sweepMissingEmbeddings(writer, 2);
+
+    expect(await inScope()).toEqual([]);
+    const chunks = await store.getChunks(scope, longTurn!.id);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect((await store.getEmbeddings(scope, chunks.map((chunk) => chunk.id))).size).toBe(chunks.length);
+    const vectors = await store.getEmbeddings(scope, [question!.id, answer!.id, later!.id]);
+    const score = (a: string, b: string) => cosineSimilarity(vectors.get(a)!, vectors.get(b)!);
+    expect(await store.getSynapses(scope, answer!.id)).toContainEqual({ fromId: question!.id, toId: answer!.id, score: expect.closeTo(score(question!.id, answer!.id), 5) });
+    // Across the sweep's batches (two items each here): the later question links back to the first.
+    expect(await store.getSynapses(scope, later!.id)).toContainEqual({ fromId: question!.id, toId: later!.id, score: expect.closeTo(score(question!.id, later!.id), 5) });
   });
 
   it("links a new question to the nearest turns its retrieval found, without a search of its own", async () => {

@@ -1,6 +1,6 @@
 import { cosineSimilarity, type Embedder } from '../embeddings/embedder';
 import type { MemoryStore, VectorHit } from '../store/memory-store';
-import type { Scope, StoredMessage, Synapse } from '../store/types';
+import type { PendingEmbedding, Scope, StoredMessage, Synapse } from '../store/types';
 import { countTokens } from '../tokens/count-tokens';
 import { splitByTokens } from '../tokens/split-by-tokens';
 
@@ -10,6 +10,8 @@ export const CHUNK_OVERLAP_TOKENS = 200;
 const SIMILAR_CANDIDATES = 8;
 /** Most semantic links a new turn gets to earlier turns (besides its parent). */
 const MAX_SIMILAR_LINKS = 3;
+/** Similarity searches of one batch in flight at once. */
+const SEARCHES_AT_ONCE = 8;
 /** Characters of a turn embedded as a whole; longer turns are covered by their chunks. */
 export const MAX_EMBED_CHARS = 32_000;
 
@@ -24,6 +26,7 @@ export interface MemoryWriter {
 /** Stored turns to finish, and what their caller already knows of them. */
 export interface TurnBatch {
   scope: Scope;
+  /** In the order they were stored: each is linked to similar turns before it. */
   turns: StoredMessage[];
   /** By turn id, the nearest stored turns a search for its own text found (the retrieval for a new question). */
   nearest?: ReadonlyMap<string, VectorHit[]>;
@@ -54,22 +57,36 @@ export async function embedAndLink(writer: MemoryWriter, batch: TurnBatch): Prom
   missing.forEach((turn, i) => vectors.set(turn.id, embedded[i]!));
   // The new vectors are written with the links made from them, one commit for the lot; until
   // then a search cannot see them, so turns of this batch are scored against each other here.
-  const unsearchable = missing.map((turn) => turn.id);
-  const synapses: Synapse[] = [];
+  const unsearchable = new Set(missing.map((turn) => turn.id));
   for (const turn of live) {
     if (turn.tokenCount > writer.chunkThreshold) await chunkTurn(writer, scope, turn);
     if (turn.role === 'assistant' && (toolCallers?.has(turn.id) ?? true))
       await embedToolCalls(writer, scope, turn);
-    const similar =
-      nearest.get(turn.id) ??
-      (await similarTurns(writer, scope, vectors.get(turn.id)!, unsearchable, vectors));
-    synapses.push(...linksOf(writer, turn, vectors, similar));
   }
+  // A turn links back only: a similar pair of this batch is linked once, by its later turn.
+  const similar = await mapConcurrently(
+    live,
+    async (turn, index) =>
+      nearest.get(turn.id) ??
+      similarTurns(writer, scope, {
+        vector: vectors.get(turn.id)!,
+        vectors,
+        earlier: live.slice(0, index).filter((other) => unsearchable.has(other.id)),
+        laterStored: new Set(
+          live.slice(index + 1).flatMap((other) => (unsearchable.has(other.id) ? [] : [other.id])),
+        ),
+      }),
+  );
+  const synapses = live.flatMap((turn, index) => linksOf(writer, turn, vectors, similar[index]!));
   if (missing.length > 0 || synapses.length > 0)
     await writer.store.setEmbeddings(scope, embeddingItems('message', missing, embedded), synapses);
 }
 
-/** Embeds whatever the store holds without an embedding (after a crash, or a model change). */
+/**
+ * Finishes whatever the store holds without an embedding: turns as embedAndLink does (chunked,
+ * embedded, linked), chunks and tool calls embedded. A crash or an overflowing queue leaves turns
+ * so; a model change drops every vector, and the links are scored again by the new model.
+ */
 export async function sweepMissingEmbeddings(
   writer: MemoryWriter,
   batchSize = 256,
@@ -78,24 +95,41 @@ export async function sweepMissingEmbeddings(
   for (;;) {
     const pending = await writer.store.pendingEmbeddings(batchSize);
     if (pending.length === 0) return done;
-    const vectors = await writer.embedder.embed(
-      pending.map((item) => item.text.slice(0, MAX_EMBED_CHARS)),
-    );
-    const byScope = new Map<
-      string,
-      { scope: Scope; items: { kind: 'message' | 'toolcall'; id: string; vector: number[] }[] }
-    >();
-    pending.forEach((item, i) => {
+    const byScope = new Map<string, { scope: Scope; items: PendingEmbedding[] }>();
+    for (const item of pending) {
       const key = `${item.scope.partition}\u0000${item.scope.instance}`;
       const group = byScope.get(key) ?? { scope: item.scope, items: [] };
-      group.items.push({ kind: item.kind, id: item.id, vector: vectors[i]! });
+      group.items.push(item);
       byScope.set(key, group);
-    });
-    for (const group of byScope.values())
-      await writer.store.setEmbeddings(group.scope, group.items);
+    }
+    for (const group of byScope.values()) await finishPending(writer, group.scope, group.items);
     done += pending.length;
     if (pending.length < batchSize) return done;
   }
+}
+
+/** Finishes a scope's pending turns with embedAndLink, and embeds its other pending items. */
+async function finishPending(
+  writer: MemoryWriter,
+  scope: Scope,
+  items: PendingEmbedding[],
+): Promise<void> {
+  const ids = items.flatMap((item) => (item.kind === 'message' ? [item.id] : []));
+  const turns = (ids.length > 0 ? await writer.store.getMessages(scope, ids) : [])
+    .filter((turn) => !turn.isChunk && !turn.deleted)
+    .sort((a, b) => a.seq - b.seq);
+  // Their tool calls are pending items of this sweep too, embedded with the rest.
+  if (turns.length > 0) await embedAndLink(writer, { scope, turns, toolCallers: new Set() });
+  const finished = new Set(turns.map((turn) => turn.id));
+  const rest = items.filter((item) => item.kind === 'toolcall' || !finished.has(item.id));
+  if (rest.length === 0) return;
+  const vectors = await writer.embedder.embed(
+    rest.map((item) => item.text.slice(0, MAX_EMBED_CHARS)),
+  );
+  await writer.store.setEmbeddings(
+    scope,
+    rest.map((item, i) => ({ kind: item.kind, id: item.id, vector: vectors[i]! })),
+  );
 }
 
 async function chunkTurn(writer: MemoryWriter, scope: Scope, turn: StoredMessage): Promise<void> {
@@ -129,6 +163,26 @@ async function embedToolCalls(
   await writer.store.setEmbeddings(scope, embeddingItems('toolcall', calls, vectors));
 }
 
+/**
+ * `map` over `items`, SEARCHES_AT_ONCE calls in flight at most: a sweep's batch searches for
+ * hundreds of turns, each a round trip on Neo4j.
+ */
+async function mapConcurrently<T, R>(
+  items: readonly T[],
+  map: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const work = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await map(items[index]!, index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SEARCHES_AT_ONCE, items.length) }, work));
+  return results;
+}
+
 /** What setEmbeddings takes: each record with the vector at its index. */
 function embeddingItems(
   kind: 'message' | 'toolcall',
@@ -138,25 +192,39 @@ function embeddingItems(
   return records.map((record, i) => ({ kind, id: record.id, vector: vectors[i]! }));
 }
 
+/** Where a turn of a batch stands among the others, for similarTurns. */
+interface BatchPlace {
+  vector: number[];
+  /** Vectors by turn id: the batch's own and those already read. */
+  vectors: ReadonlyMap<string, number[]>;
+  /** Turns of the batch before this one whose vectors are not stored yet. */
+  earlier: readonly StoredMessage[];
+  /** Turns of the batch after this one whose vectors are stored: they link to it themselves. */
+  laterStored: ReadonlySet<string>;
+}
+
 /**
- * The stored turns nearest to `vector`, best first, with `unsearchable` (turns whose vectors are
- * in `vectors` but not yet in the store) ranked among them.
+ * The turns nearest to a batch's turn, best first: stored turns, and the batch's earlier turns
+ * whose vectors are not stored yet ranked among them; never the batch's later turns.
  */
 async function similarTurns(
   writer: MemoryWriter,
   scope: Scope,
-  vector: number[],
-  unsearchable: string[],
-  vectors: Map<string, number[]>,
+  place: BatchPlace,
 ): Promise<VectorHit[]> {
-  const found = await writer.store.vectorSearch(scope, vector, { k: SIMILAR_CANDIDATES });
-  if (unsearchable.length === 0) return found;
-  const batch = unsearchable.map((id) => ({
+  const { vector, vectors, earlier, laterStored } = place;
+  // The batch's later turns a search can find would take places: ask for as many more.
+  const found = await writer.store.vectorSearch(scope, vector, {
+    k: SIMILAR_CANDIDATES + laterStored.size,
+  });
+  const stored = found.filter((hit) => !laterStored.has(hit.id));
+  if (earlier.length === 0) return stored.slice(0, SIMILAR_CANDIDATES);
+  const batch = earlier.map((turn) => ({
     kind: 'message' as const,
-    id,
-    score: cosineSimilarity(vector, vectors.get(id)!),
+    id: turn.id,
+    score: cosineSimilarity(vector, vectors.get(turn.id)!),
   }));
-  return [...found, ...batch].sort((a, b) => b.score - a.score).slice(0, SIMILAR_CANDIDATES);
+  return [...stored, ...batch].sort((a, b) => b.score - a.score).slice(0, SIMILAR_CANDIDATES);
 }
 
 /**
