@@ -2,6 +2,7 @@ import type { Embedder } from './embedder';
 import { featureBuckets } from './hash-feature';
 import { tokenizeText } from './tokenize-text';
 import { wordFeatures, type LocalEmbedderTuning, type WordFeatures } from './word-features';
+import { toNumbers } from '../lists';
 
 export type { LocalEmbedderTuning } from './word-features';
 
@@ -94,7 +95,7 @@ export class LocalEmbedder implements Embedder {
       this.addFeature(vector, EMPTY_TEXT_FEATURE, 1);
       normalize(vector);
     }
-    return Array.from(vector);
+    return toNumbers(vector);
   }
 
   private features(token: string): WordFeatures {

@@ -13,6 +13,7 @@ import { toStoredMessage, toStoredToolCall } from './message-row';
 import { scopeParams } from './scope-sql';
 import type { Statements } from './statements';
 import { decodeVector } from './vector-codec';
+import { toNumbers } from '../../lists';
 
 /** Period summaries an export reads per granularity: more than any instance holds. */
 const ALL_PERIODS = Number.MAX_SAFE_INTEGER;
@@ -133,5 +134,5 @@ function messageRecord(row: MessageRowWithVector, embeddings: boolean): MessageR
 }
 
 function vector(blob: Uint8Array | null, wanted: boolean): number[] | null {
-  return wanted && blob !== null ? Array.from(decodeVector(blob)) : null;
+  return wanted && blob !== null ? toNumbers(decodeVector(blob)) : null;
 }

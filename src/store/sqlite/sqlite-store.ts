@@ -80,6 +80,7 @@ import type {
   TopicBatch,
   TopicSummaryUpdate,
 } from '../topic-types';
+import { toNumbers } from '../../lists';
 
 /** How long a writer waits for another process's write lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -333,7 +334,7 @@ export class SqliteStore implements MemoryStore {
       ...scopeParams(scope),
       ids: JSON.stringify(ids),
     });
-    for (const [id, blob] of rows) embeddings.set(id, Array.from(decodeVector(blob)));
+    for (const [id, blob] of rows) embeddings.set(id, toNumbers(decodeVector(blob)));
     return embeddings;
   }
 
