@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './load-config';
+import { ConfigError, loadConfig, lookupModel } from './load-config';
 
 describe('loadConfig: background jobs', () => {
   it('keeps memory forever unless RETENTION_DAYS is set, and runs the jobs hourly', () => {
@@ -48,6 +48,22 @@ describe('loadConfig: connections', () => {
     expect(loadConfig({ KEEP_ALIVE_SECONDS: '5' }).keepAliveSeconds).toBe(5);
     for (const value of ['0', '1.5', 'long', '3601']) {
       expect(() => loadConfig({ KEEP_ALIVE_SECONDS: value }), value).toThrow('KEEP_ALIVE_SECONDS');
+    }
+  });
+});
+
+describe('lookupModel', () => {
+  const models = loadConfig({}).models;
+
+  it('finds a dated or tagged model by the longest table key it starts with, and nothing else', () => {
+    expect(lookupModel(models, 'GPT-4o-mini')).toBe(models['gpt-4o-mini']);
+    // Twice each: the second answer comes from the memo of prefix searches and must agree.
+    for (let asked = 0; asked < 2; asked++) {
+      expect(lookupModel(models, 'gpt-4o-mini-2024-07-18')?.contextWindow).toBe(128_000);
+      expect(lookupModel(models, 'gpt-4-32k-0613')?.contextWindow).toBe(32_768);
+      expect(lookupModel(models, 'gpt-4.1-mini-2025-04-14')?.contextWindow).toBe(1_047_576);
+      expect(lookupModel(models, 'gpt-4oxyz')).toBeNull();
+      expect(lookupModel(models, 'my-local-model')).toBeNull();
     }
   });
 });

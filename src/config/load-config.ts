@@ -214,11 +214,20 @@ export function defaultTopicThreshold(embeddingModel: string): number {
   return embeddingModel === 'local' ? 0.15 : 0.5;
 }
 
+/** Names a table's prefix search answered, by table: a request looks its model up twice. */
+const prefixLookups = new WeakMap<Record<string, ModelInfo>, Map<string, ModelInfo | null>>();
+/** Names remembered per table; the names come from requests, so the memo is bounded. */
+const MAX_REMEMBERED_NAMES = 256;
+
 /** Looks a model up in the table: exact name, else the longest key it starts with. */
 export function lookupModel(models: Record<string, ModelInfo>, model: string): ModelInfo | null {
   const name = model.toLowerCase();
   const exact = models[name];
   if (exact) return exact;
+  let remembered = prefixLookups.get(models);
+  if (!remembered) prefixLookups.set(models, (remembered = new Map()));
+  const known = remembered.get(name);
+  if (known !== undefined) return known;
   let best: { key: string; info: ModelInfo } | null = null;
   for (const [key, info] of Object.entries(models)) {
     if (!name.startsWith(key)) continue;
@@ -226,6 +235,8 @@ export function lookupModel(models: Record<string, ModelInfo>, model: string): M
     if (!['-', ':', '.', '/', '@'].includes(next)) continue;
     if (!best || key.length > best.key.length) best = { key, info };
   }
+  if (remembered.size >= MAX_REMEMBERED_NAMES) remembered.clear();
+  remembered.set(name, best?.info ?? null);
   return best?.info ?? null;
 }
 
