@@ -118,6 +118,24 @@ describe('embedAndLink', () => {
     expect(await store.getSynapses(scope, later!.id)).toContainEqual({ fromId: question!.id, toId: later!.id, score: expect.closeTo(score(question!.id, later!.id), 5) });
   });
 
+  it('lets requests in while it sweeps: the embedded store never waits on I/O, so the sweep yields itself', async () => {
+    const scope = freshScope();
+    let parent: string | null = null;
+    for (let i = 0; i < 40; i++) {
+      const [, answer] = await append(store, scope, parent, [turn('user', `Question ${i} about the lighthouse`), turn('assistant', `Answer ${i} about the lamp`)]);
+      parent = answer!.id;
+    }
+    let finished = false;
+    const turnsOfTheLoop: boolean[] = [];
+    // A request arriving during the sweep is an I/O callback: it runs only when the loop turns.
+    const ticker = setInterval(() => turnsOfTheLoop.push(finished), 0);
+    await sweepMissingEmbeddings(writer).finally(() => (finished = true));
+    clearInterval(ticker);
+    expect(turnsOfTheLoop.filter((afterwards) => !afterwards).length).toBeGreaterThan(0);
+    const pending = (await store.pendingEmbeddings(10_000)).filter((item) => item.scope.instance === scope.instance);
+    expect(pending).toEqual([]);
+  });
+
   it("links a new question to the nearest turns its retrieval found, without a search of its own", async () => {
     const scope = freshScope();
     const [question, answer] = await append(store, scope, null, [

@@ -3,6 +3,7 @@ import type { MemoryStore, VectorHit } from '../store/memory-store';
 import type { PendingEmbedding, Scope, StoredMessage, Synapse } from '../store/types';
 import { countTokens } from '../tokens/count-tokens';
 import { splitByTokens } from '../tokens/split-by-tokens';
+import { yieldToRequests } from './maintenance/yield-to-requests';
 
 /** Tokens shared by consecutive chunks, so a fact cut at a boundary is whole in one of them. */
 export const CHUNK_OVERLAP_TOKENS = 200;
@@ -12,6 +13,11 @@ const SIMILAR_CANDIDATES = 8;
 const MAX_SIMILAR_LINKS = 3;
 /** Similarity searches of one batch in flight at once. */
 const SEARCHES_AT_ONCE = 8;
+/**
+ * Turns the sweep finishes per write. On the embedded store nothing in it waits on I/O: between
+ * its searches and after each write it lets requests in, and a write of 32 takes a few ms.
+ */
+const SWEEP_STEP = 32;
 /** Characters of a turn embedded as a whole; longer turns are covered by their chunks. */
 export const MAX_EMBED_CHARS = 32_000;
 
@@ -102,7 +108,10 @@ export async function sweepMissingEmbeddings(
       group.items.push(item);
       byScope.set(key, group);
     }
-    for (const group of byScope.values()) await finishPending(writer, group.scope, group.items);
+    for (const group of byScope.values()) {
+      await finishPending(writer, group.scope, group.items);
+      await yieldToRequests();
+    }
     done += pending.length;
     if (pending.length < batchSize) return done;
   }
@@ -118,8 +127,12 @@ async function finishPending(
   const turns = (ids.length > 0 ? await writer.store.getMessages(scope, ids) : [])
     .filter((turn) => !turn.isChunk && !turn.deleted)
     .sort((a, b) => a.seq - b.seq);
-  // Their tool calls are pending items of this sweep too, embedded with the rest.
-  if (turns.length > 0) await embedAndLink(writer, { scope, turns, toolCallers: new Set() });
+  for (let start = 0; start < turns.length; start += SWEEP_STEP) {
+    const step = turns.slice(start, start + SWEEP_STEP);
+    // Their tool calls are pending items of this sweep too, embedded with the rest.
+    await embedAndLink(writer, { scope, turns: step, toolCallers: new Set() });
+    await yieldToRequests();
+  }
   const finished = new Set(turns.map((turn) => turn.id));
   const rest = items.filter((item) => item.kind === 'toolcall' || !finished.has(item.id));
   if (rest.length === 0) return;
@@ -177,6 +190,8 @@ async function mapConcurrently<T, R>(
     while (next < items.length) {
       const index = next++;
       results[index] = await map(items[index]!, index);
+      // An embedded store's search never waits on I/O: let requests in between.
+      if (next < items.length) await yieldToRequests();
     }
   };
   await Promise.all(Array.from({ length: Math.min(SEARCHES_AT_ONCE, items.length) }, work));
