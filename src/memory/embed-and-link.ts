@@ -74,7 +74,8 @@ export async function embedAndLink(writer: MemoryWriter, batch: TurnBatch): Prom
     live,
     async (turn, index) =>
       nearest.get(turn.id) ??
-      similarTurns(writer, scope, {
+      similarTurns(writer, {
+        scope,
         vector: vectors.get(turn.id)!,
         vectors,
         earlier: live.slice(0, index).filter((other) => unsearchable.has(other.id)),
@@ -109,7 +110,7 @@ export async function sweepMissingEmbeddings(
       byScope.set(key, group);
     }
     for (const group of byScope.values()) {
-      await finishPending(writer, group.scope, group.items);
+      await finishPending(writer, group);
       await yieldToRequests();
     }
     done += pending.length;
@@ -120,9 +121,9 @@ export async function sweepMissingEmbeddings(
 /** Finishes a scope's pending turns with embedAndLink, and embeds its other pending items. */
 async function finishPending(
   writer: MemoryWriter,
-  scope: Scope,
-  items: PendingEmbedding[],
+  group: { scope: Scope; items: PendingEmbedding[] },
 ): Promise<void> {
+  const { scope, items } = group;
   const ids = items.flatMap((item) => (item.kind === 'message' ? [item.id] : []));
   const turns = (ids.length > 0 ? await writer.store.getMessages(scope, ids) : [])
     .filter((turn) => !turn.isChunk && !turn.deleted)
@@ -209,6 +210,7 @@ function embeddingItems(
 
 /** Where a turn of a batch stands among the others, for similarTurns. */
 interface BatchPlace {
+  scope: Scope;
   vector: number[];
   /** Vectors by turn id: the batch's own and those already read. */
   vectors: ReadonlyMap<string, number[]>;
@@ -222,12 +224,8 @@ interface BatchPlace {
  * The turns nearest to a batch's turn, best first: stored turns, and the batch's earlier turns
  * whose vectors are not stored yet ranked among them; never the batch's later turns.
  */
-async function similarTurns(
-  writer: MemoryWriter,
-  scope: Scope,
-  place: BatchPlace,
-): Promise<VectorHit[]> {
-  const { vector, vectors, earlier, laterStored } = place;
+async function similarTurns(writer: MemoryWriter, place: BatchPlace): Promise<VectorHit[]> {
+  const { scope, vector, vectors, earlier, laterStored } = place;
   // The batch's later turns a search can find would take places: ask for as many more.
   const found = await writer.store.vectorSearch(scope, vector, {
     k: SIMILAR_CANDIDATES + laterStored.size,
