@@ -1,8 +1,8 @@
+import { toNumbers } from '../lists';
 import type { Embedder } from './embedder';
 import { featureBuckets } from './hash-feature';
 import { tokenizeText } from './tokenize-text';
 import { wordFeatures, type LocalEmbedderTuning, type WordFeatures } from './word-features';
-import { toNumbers } from '../lists';
 
 export type { LocalEmbedderTuning } from './word-features';
 

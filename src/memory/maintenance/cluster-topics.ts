@@ -1,5 +1,6 @@
 import { idFactory } from '../../ids';
 import { cosineSimilarity } from '../../embeddings/embedder';
+import { toNumbers } from '../../lists';
 import type { MemoryStore } from '../../store/memory-store';
 import type { TopicWrite } from '../../store/topic-types';
 import type { Scope, StoredMessage } from '../../store/types';
@@ -219,5 +220,5 @@ function joinTopic(topic: WorkingTopic, turn: StoredMessage, vector: number[] | 
 // Centres are kept at the precision the embedded store writes them (Float32), so a resumed run
 // reads back exactly the centres an uninterrupted run holds in memory.
 function storable(vector: number[]): number[] {
-  return Array.from(Float32Array.from(vector));
+  return toNumbers(Float32Array.from(vector));
 }

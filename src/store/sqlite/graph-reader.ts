@@ -1,3 +1,4 @@
+import { toNumbers } from '../../lists';
 import type { GraphPageReader } from '../export-graph';
 import { toMessageRecord, toToolCallRecord, type MessageRecord } from '../graph-record';
 import { toPeriodSummaryRecord, toTopicRecord } from '../job-records';
@@ -13,7 +14,6 @@ import { toStoredMessage, toStoredToolCall } from './message-row';
 import { scopeParams } from './scope-sql';
 import type { Statements } from './statements';
 import { decodeVector } from './vector-codec';
-import { toNumbers } from '../../lists';
 
 /** Period summaries an export reads per granularity: more than any instance holds. */
 const ALL_PERIODS = Number.MAX_SAFE_INTEGER;

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { toNumbers } from '../../lists';
 import type {
   CursorJob,
   ExpiredDeletion,
@@ -186,7 +187,7 @@ function toTopic(row: TopicRow): StoredTopic {
     highlightIds: JSON.parse(row.highlight_ids) as string[],
     size: row.size,
     messages: row.live,
-    centroid: Array.from(decodeVector(row.centroid)),
+    centroid: toNumbers(decodeVector(row.centroid)),
     periodStart: row.period_start,
     periodEnd: row.period_end,
     updatedAt: row.updated_at,

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { StoreUnavailableError } from '../../errors';
+import { toNumbers } from '../../lists';
 import {
   NEIGHBOUR_SCORES,
   type ListMessagesOptions,
@@ -80,7 +81,6 @@ import type {
   TopicBatch,
   TopicSummaryUpdate,
 } from '../topic-types';
-import { toNumbers } from '../../lists';
 
 /** How long a writer waits for another process's write lock before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 10_000;
