@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { LocalEmbedder } from '../../embeddings/local-embedder';
 import { CodePool } from './code-pool';
 import { jsDotKernel, simdDotKernel } from './dot-kernel';
 import { IvfIndex } from './ivf-index';
 import { VectorArena } from './vector-arena';
+import { RESCORE_REACH, withinReach } from './vector-index-cache';
 
 const DIMENSIONS = 384;
 const K = 10;
@@ -69,10 +71,9 @@ function dataset() {
   return { data, clusterQueries, duplicateOf, duplicateQueries };
 }
 
-/** The index's candidates rescored with the exact vectors, as the store does. */
+/** The index's candidates within reach rescored with the exact vectors, as the store does. */
 function search(index: IvfIndex, data: Float32Array[], query: Float32Array, stats: { scanned: number }): number[] {
-  return index
-    .search(query, { candidates: CANDIDATES, stats })
+  return withinReach(index.search(query, { candidates: CANDIDATES, stats }), K)
     .map((hit) => ({ index: hit.key, score: dot(data[hit.key]!, query) }))
     .sort((a, b) => b.score - a.score)
     .slice(0, K)
@@ -103,6 +104,33 @@ describe('IvfIndex', () => {
 
     const firstHits = duplicateQueries.filter((query, at) => search(index, data, query, { scanned: 0 })[0] === duplicateOf[at]);
     expect(firstHits.length / duplicateQueries.length).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('scores within half the rescoring reach of the exact cosine: no candidate left out could rank', async () => {
+    // Text embeddings, whose few large components make int8 codes coarser than for the
+    // synthetic vectors above.
+    const random = generator(5);
+    const words = [
+      ...'memory graph turn answer question budget window token search vector index cluster'.split(' '),
+      ...'summary period topic tool call stream model proxy user assistant latency store'.split(' '),
+      ...'neo4j sqlite embed chunk link recall ranking'.split(' '),
+    ];
+    const word = () => words[Math.floor(random.next() * words.length)];
+    const sentence = () => Array.from({ length: 6 + Math.floor(random.next() * 20) }, word).join(' ');
+    const embedder = new LocalEmbedder({ dimensions: DIMENSIONS });
+    const toUnit = (vector: number[]) => unit(Float32Array.from(vector));
+    const data = (await embedder.embed(Array.from({ length: 3_000 }, sentence))).map(toUnit);
+    const queries = (await embedder.embed(Array.from({ length: 100 }, sentence))).map(toUnit);
+    const index = new IvfIndex(new CodePool(DIMENSIONS));
+    data.forEach((vector, key) => index.add(key, vector));
+    let worst = 0;
+    for (const query of queries) {
+      for (const hit of index.search(query, { candidates: 200 })) {
+        worst = Math.max(worst, Math.abs(hit.score - dot(data[hit.key]!, query)));
+      }
+    }
+    expect(worst).toBeGreaterThan(0);
+    expect(worst).toBeLessThan(RESCORE_REACH / 2);
   });
 
   it('scans everything exactly until trained, and keeps adding to lists after', () => {

@@ -82,6 +82,18 @@ describe('the SQLite store vector index', () => {
     expect(hits[0]?.id).not.toBe(turns[4]!.id);
   });
 
+  it('answers with the next nearest when the nearest was deleted by another connection', async () => {
+    const { store, dataDir } = await openStore();
+    const turns = await addTurns(store, scope, 10, (index) => index);
+    const [nearest] = await store.vectorSearch(scope, axisVector(4, 0.5), { k: 1 });
+    expect(nearest?.id).toBe(turns[4]!.id);
+    // Another process deletes it: this index still holds its vector, the only close one.
+    const { store: other } = await openStore(dataDir);
+    await other.setMessageDeleted(scope, turns[4]!.id, true);
+    const hits = await store.vectorSearch(scope, axisVector(4, 0.5), { k: 2 });
+    expect(hits.map((hit) => hit.id)).toEqual([turns[5]!.id, turns[3]!.id]);
+  });
+
   it('loads a large scope in steps and trains lists for it, answering meanwhile', async () => {
     const { store } = await openStore();
     const count = 20_000;
