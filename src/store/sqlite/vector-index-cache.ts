@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import { byScoreThenId } from '../strongest-neighbours';
 import type { Scope } from '../types';
 import { CodePool } from './code-pool';
-import { toUnitQuery, cosineToUnit } from './collect-nearest';
+import { toUnitQuery, cosineToUnit, type UnitQuery } from './collect-nearest';
 import { IvfIndex, type IvfHit, type IvfOptions } from './ivf-index';
 import { scopeParams } from './scope-sql';
 import { decodeVector } from './vector-codec';
@@ -100,10 +100,10 @@ export class VectorIndexCache {
     for (;;) {
       const hits = entry.index.search(vector, { candidates });
       const likely = withinReach(hits, k);
-      let rows = this.rescore(entry, likely, unit);
+      let rows = this.rescore(entry, { hits: likely, unit });
       // Deleted or re-embedded rows took candidate places: rescore the rest, then ask for more
       // while there are more.
-      if (rows.length < k && likely.length < hits.length) rows = this.rescore(entry, hits, unit);
+      if (rows.length < k && likely.length < hits.length) rows = this.rescore(entry, { hits, unit });
       if (rows.length >= k || hits.length < candidates) return rows.slice(0, k);
       candidates *= 4;
     }
@@ -261,11 +261,7 @@ export class VectorIndexCache {
   }
 
   /** Rescores candidates from their stored vectors; drops (and forgets) those deleted or gone. */
-  private rescore(
-    entry: Entry,
-    hits: IvfHit[],
-    unit: ReturnType<typeof toUnitQuery> & object,
-  ): NearestRow[] {
+  private rescore(entry: Entry, { hits, unit }: { hits: IvfHit[]; unit: UnitQuery }): NearestRow[] {
     if (hits.length === 0) return [];
     const pks = JSON.stringify(hits.map((hit) => hit.key));
     const rows = this.statements.candidates.all({ ...entry.scope, pks });
