@@ -101,8 +101,9 @@ export class VectorIndexCache {
       const hits = entry.index.search(vector, { candidates });
       const likely = withinReach(hits, k);
       let rows = this.rescore(entry, { hits: likely, unit });
-      // Deleted or re-embedded rows took candidate places: rescore the rest, then ask for more
-      // while there are more.
+      // Deleted or re-embedded rows took candidate places: rescore every candidate, in one read
+      // (a re-embedded row sits in the index twice, and one read keeps it once), then ask for
+      // more while there are more.
       if (rows.length < k && likely.length < hits.length) rows = this.rescore(entry, { hits, unit });
       if (rows.length >= k || hits.length < candidates) return rows.slice(0, k);
       candidates *= 4;
