@@ -1,7 +1,15 @@
+import { countTokens as countWhole, encode } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
-import { countMessagesTokens, countSystemTokens, countTokens, countToolsTokens } from './count-tokens';
+import {
+  countMessagesTokens,
+  countSystemTokens,
+  countTokens,
+  countToolsTokens,
+  encodeTokens,
+} from './count-tokens';
 
-const prompt = 'You are a support assistant. Cite the ticket numbers you rely on and keep answers short. ';
+const prompt =
+  'You are a support assistant. Cite the ticket numbers you rely on and keep answers short. ';
 
 describe('counts of what a client resends with every request', () => {
   it('counts system messages as countMessagesTokens does, and follows an edited prompt at once', () => {
@@ -25,10 +33,88 @@ describe('counts of what a client resends with every request', () => {
   });
 
   it('keeps tools and system messages apart even when their JSON is the same', () => {
-    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }];
+    const tools = [
+      { type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } },
+    ];
     expect(countToolsTokens(tools)).toBe(countTokens(JSON.stringify(tools)));
     const lookalike = tools as unknown as Record<string, unknown>[];
     expect(countSystemTokens(lookalike)).toBe(countMessagesTokens(lookalike));
     expect(countToolsTokens(tools)).toBe(countTokens(JSON.stringify(tools)));
+  });
+});
+
+/** Texts of every kind the tokenizer cuts differently: words, numbers, scripts, whitespace. */
+function variedTexts(): string[] {
+  let seed = 11;
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+  const parts = [
+    'The',
+    ' quick',
+    ' brown',
+    "fox's",
+    " they'LL",
+    " we've",
+    'quilmormi',
+    ' renhinlo',
+    'ULID',
+    '01JDX4K8Z9QW3E5R7T2Y6U8I0P',
+    '2026-11-27 22:47',
+    '1234567',
+    ' 3.14159',
+    '$4,500.00',
+    '...',
+    '!?',
+    ' "quoted"',
+    '\\n',
+    '{"role":"user","content":"hi"}',
+    'const x = a[i] ?? b;',
+    '\t',
+    '  ',
+    '   ',
+    '\n',
+    '\r\n',
+    '\n\n\n',
+    ' \n ',
+    'naïve',
+    ' café',
+    'Ærøskøbing',
+    '東京で会議',
+    ' 데이터베이스',
+    'مرحبا',
+    ' Привет',
+    'e\u0301',
+    '👍',
+    ' 👩‍💻',
+    '🇫🇷',
+    '\ud800',
+    '<|endoftext|>',
+    '<|im_start|>',
+    'http://example.com/a/b?c=d',
+    ' ALLCAPS',
+    'camelCaseWord',
+    '___',
+    'abcdefghij'.repeat(8),
+    '-'.repeat(80),
+    '//\n',
+  ];
+  return Array.from({ length: 400 }, () => {
+    const length = 1 + Math.floor(next() * 40);
+    return Array.from({ length }, () => parts[Math.floor(next() * parts.length)]).join('');
+  });
+}
+
+describe('token counts', () => {
+  it('count and encode every kind of text as the tokenizer does the whole text, cached or not', () => {
+    const texts = ['', ...variedTexts()];
+    for (let pass = 0; pass < 2; pass++) {
+      for (const text of texts) {
+        const whole = encode(text, { disallowedSpecial: new Set<string>() });
+        expect(encodeTokens(text)).toEqual(whole);
+        expect(countTokens(text)).toBe(whole.length);
+      }
+    }
+    expect(countTokens('<|endoftext|> and 01JDX4K8Z9QW')).toBe(
+      countWhole('<|endoftext|> and 01JDX4K8Z9QW', { disallowedSpecial: new Set<string>() }),
+    );
   });
 });

@@ -1,4 +1,5 @@
-import { countTokens as countEncodedTokens } from 'gpt-tokenizer';
+import { encode, setMergeCacheSize } from 'gpt-tokenizer';
+import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 
 /** Tokens the chat format adds around each message (role markers, separators). */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -12,12 +13,75 @@ export const IMAGE_PART_TOKENS = 765;
  * `<|endoftext|>` are counted as the plain text they are (the tokenizer throws on them by
  * default, which made any message quoting one a 500).
  */
-export const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+/**
+ * Counts remembered in two generations: a key read again moves to the newer one, and the older
+ * one is dropped when the newer fills. Clearing one map when it filled forgot the texts still in
+ * use too: with 64 busy conversations the memory-index lines no longer fitted, and tokenizing
+ * them again was a tenth of each request's time. Nothing is ever deleted from a map: a Map that
+ * has entries deleted from its front and others appended (an LRU) gets slower as it fills.
+ */
+class Remembered<V> {
+  private recent = new Map<string, V>();
+  private older = new Map<string, V>();
+
+  constructor(
+    private readonly generationSize: number,
+    private readonly make: (text: string) => V,
+  ) {}
+
+  get(key: string, text: string): V {
+    const recent = this.recent.get(key);
+    if (recent !== undefined) return recent;
+    const value = this.older.get(key) ?? this.make(text);
+    if (this.recent.size >= this.generationSize) {
+      this.older = this.recent;
+      this.recent = new Map();
+    }
+    this.recent.set(key, value);
+    return value;
+  }
+}
+
+// The tokenizer cuts a text into pieces (words with their leading space, runs of digits or
+// punctuation) and encodes each piece alone, so a text's tokens are its pieces' tokens one after
+// another. Pieces recur from text to text (words, the date and role of an index line); each is
+// encoded once and remembered here. gpt-tokenizer's own cache of pieces is an LRU over a Map,
+// which slowed to 117-148 us a memory-index line once full, against 28-35 us with this one
+// (80,000 lines of the benchmark corpus, bench/NOTES.md), so it is turned off.
+setMergeCacheSize(0);
+const PIECE_CACHE_SIZE = 50_000;
+/** Longer pieces (a base64 blob, a minified line) seldom recur, and would hold their text here. */
+const MAX_REMEMBERED_PIECE = 64;
+const remembered = new Remembered<readonly number[]>(PIECE_CACHE_SIZE, (piece) =>
+  encode(piece, PLAIN_TEXT),
+);
+
+function piecesOf(text: string): IterableIterator<RegExpMatchArray> {
+  return text.matchAll(O200K_TOKEN_SPLIT_REGEX);
+}
+
+function tokensOf(piece: string): readonly number[] {
+  return piece.length > MAX_REMEMBERED_PIECE
+    ? encode(piece, PLAIN_TEXT)
+    : remembered.get(piece, piece);
+}
+
+/** The tokens of a text, as gpt-tokenizer's encode gives them (o200k_base, specials as plain text). */
+export function encodeTokens(text: string): number[] {
+  const tokens: number[] = [];
+  for (const [piece] of piecesOf(text)) {
+    for (const token of tokensOf(piece)) tokens.push(token);
+  }
+  return tokens;
+}
 
 /** Counts the tokens of a text (o200k_base; other model families land close to it). */
 export function countTokens(text: string): number {
-  if (text.length === 0) return 0;
-  return countEncodedTokens(text, PLAIN_TEXT);
+  let total = 0;
+  for (const [piece] of piecesOf(text)) total += tokensOf(piece).length;
+  return total;
 }
 
 /** Counts the tokens one chat message costs in a request, content and overhead included. */
@@ -30,7 +94,8 @@ export function countMessageTokens(message: Record<string, unknown>): number {
     for (const part of content) total += countPartTokens(part);
   }
   if (typeof message['name'] === 'string') total += countTokens(message['name']) + 1;
-  if (message['tool_calls'] !== undefined) total += countTokens(JSON.stringify(message['tool_calls']));
+  if (message['tool_calls'] !== undefined)
+    total += countTokens(JSON.stringify(message['tool_calls']));
   if (typeof message['tool_call_id'] === 'string') total += countTokens(message['tool_call_id']);
   return total;
 }
@@ -42,44 +107,19 @@ export function countMessagesTokens(messages: readonly Record<string, unknown>[]
   return total;
 }
 
-/**
- * Counts remembered in two generations: a key read again moves to the newer one, and the older
- * one is dropped when the newer fills. Clearing one map when it filled forgot the texts still in
- * use too: with 64 busy conversations the memory-index lines no longer fitted, and tokenizing
- * them again was a tenth of each request's time.
- */
-class CountCache {
-  private recent = new Map<string, number>();
-  private older = new Map<string, number>();
-
-  constructor(private readonly generationSize: number) {}
-
-  count(key: string, text: string): number {
-    const recent = this.recent.get(key);
-    if (recent !== undefined) return recent;
-    const tokens = this.older.get(key) ?? countTokens(text);
-    if (this.recent.size >= this.generationSize) {
-      this.older = this.recent;
-      this.recent = new Map();
-    }
-    this.recent.set(key, tokens);
-    return tokens;
-  }
-}
-
-const byText = new CountCache(25_000);
+const byText = new Remembered<number>(25_000, countTokens);
 // Memory-index lines are long and many (every turn of every busy conversation may be retrieved:
 // 64 conversations of 1,000 turns overflowed the text cache and tokenizing was 9% of the CPU),
 // so they are remembered by a short key naming the turn and the form shown: four times as many
 // in the same memory.
-const byKey = new CountCache(100_000);
+const byKey = new Remembered<number>(100_000, countTokens);
 
 /**
  * countTokens for texts that recur from request to request (memory-index lines, summary lines);
  * `key`, when given, must name the text exactly (it changes whenever the text would).
  */
 export function countTokensCached(text: string, key?: string): number {
-  return key === undefined ? byText.count(text, text) : byKey.count(key, text);
+  return key === undefined ? byText.get(text, text) : byKey.get(key, text);
 }
 
 /**

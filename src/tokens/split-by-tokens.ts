@@ -1,9 +1,9 @@
-import { decode, encode } from 'gpt-tokenizer';
-import { PLAIN_TEXT } from './count-tokens';
+import { decode } from 'gpt-tokenizer';
+import { encodeTokens } from './count-tokens';
 
 /** Splits a text into pieces of at most `size` tokens, each overlapping the previous by `overlap` tokens. */
 export function splitByTokens(text: string, size: number, overlap: number): string[] {
-  const tokens = encode(text, PLAIN_TEXT);
+  const tokens = encodeTokens(text);
   if (tokens.length <= size) return [text];
   const step = Math.max(1, size - Math.min(overlap, size - 1));
   const pieces: string[] = [];
