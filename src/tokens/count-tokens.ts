@@ -16,7 +16,7 @@ export const IMAGE_PART_TOKENS = 765;
 const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
 
 /**
- * Counts remembered in two generations: a key read again moves to the newer one, and the older
+ * Values remembered in two generations: a key read again moves to the newer one, and the older
  * one is dropped when the newer fills. Clearing one map when it filled forgot the texts still in
  * use too: with 64 busy conversations the memory-index lines no longer fitted, and tokenizing
  * them again was a tenth of each request's time. Nothing is ever deleted from a map: a Map that
@@ -48,9 +48,10 @@ class Remembered<V> {
 // punctuation) and encodes each piece alone, so a text's tokens are its pieces' tokens one after
 // another. Pieces recur from text to text (words, the date and role of an index line); each is
 // encoded once and remembered here. gpt-tokenizer's own cache of pieces is an LRU over a Map,
-// which slowed to 117-148 us a memory-index line once full, against 28-35 us with this one
-// (80,000 lines of the benchmark corpus, bench/NOTES.md), so it is turned off.
+// which slowed to 121-139 us a memory-index line once full, against 30-35 us with this one
+// (100,000 lines of the benchmark corpus, bench/NOTES.md), so it is turned off.
 setMergeCacheSize(0);
+/** Pieces a generation holds: both full take ~19 MiB of heap. */
 const PIECE_CACHE_SIZE = 50_000;
 /** Longer pieces (a base64 blob, a minified line) seldom recur, and would hold their text here. */
 const MAX_REMEMBERED_PIECE = 64;
