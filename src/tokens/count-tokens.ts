@@ -95,8 +95,9 @@ export function countMessageTokens(message: Record<string, unknown>): number {
     for (const part of content) total += countPartTokens(part);
   }
   if (typeof message['name'] === 'string') total += countTokens(message['name']) + 1;
-  if (message['tool_calls'] !== undefined)
+  if (message['tool_calls'] !== undefined) {
     total += countTokens(JSON.stringify(message['tool_calls']));
+  }
   if (typeof message['tool_call_id'] === 'string') total += countTokens(message['tool_call_id']);
   return total;
 }
