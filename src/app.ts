@@ -94,19 +94,21 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Under sustained load faster than embedding, the queue would grow without bound (the soak
   // bench showed it); past the limit new turns wait for one sweep queued behind the backlog.
   let sweepQueued = false;
+  const queueSweep = (name: string) => {
+    if (sweepQueued) return;
+    sweepQueued = true;
+    deps.background.push(name, async () => {
+      sweepQueued = false;
+      await sweepMissingEmbeddings(writer);
+    });
+  };
   // A request's follow-ups (the next window's summary) are dropped past the limit: the request
   // that needs one builds it itself.
   const remember = (answered: AnsweredRequest) => {
     if (deps.background.pending < MAX_QUEUED_JOBS) {
       deps.background.push('embed-and-link', () => embedAndLink(writer, answered));
       for (const job of answered.followUps) deps.background.push(job.name, job.run);
-    } else if (!sweepQueued) {
-      sweepQueued = true;
-      deps.background.push('overflow-sweep', async () => {
-        sweepQueued = false;
-        await sweepMissingEmbeddings(writer);
-      });
-    }
+    } else queueSweep('overflow-sweep');
   };
   // With SUMMARY_MODEL the model writes each extractive running summary again, after the answer.
   const summaryModel = deps.config.summaryModel;
@@ -153,6 +155,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     editor: {
       store,
       afterWrite: (scope, turns) => deps.background.push('embed-and-link', () => embedAndLink(writer, { scope, turns })),
+      afterRestore: () => queueSweep('restore-sweep'),
     },
     now,
     backgroundPending: () => deps.background.pending,

@@ -123,11 +123,56 @@ for (const factory of storeFactories()) {
       const restored = await api.post(`${instancePath(scope)}/messages/${secret.id}/restore`);
       expect(restored.body).toMatchObject({ id: secret.id, deleted: false });
       expect(await chat(scope, 'And now?')).toContain(word);
+      // A turn deleted before the background embedded it is embedded once restored; until then
+      // full-text search alone finds it, and its answer, one graph step away, ties with it.
+      await proxy.background.drain();
       const found = await api.post(`${instancePath(scope)}/search`, { query: word });
       expect(found.body.data[0]).toMatchObject({
         message: { id: secret.id },
         matched_by: expect.arrayContaining(['fulltext']),
       });
+    });
+
+    it('a turn deleted before it was embedded is embedded once restored, alone or with its instance', async () => {
+      const scope = freshScope();
+      const probes = [];
+      let parentId: string | null = null;
+      // Written straight to the store, so no background job embeds them before the deletes.
+      for (const role of ['user', 'assistant'] as const) {
+        const word = `w${ulid().toLowerCase()}`;
+        const content = `The parcel number is ${word}.`;
+        const [stored] = await store.appendPath(scope, {
+          parentId,
+          messages: [
+            {
+              role,
+              content,
+              raw: { role, content },
+              contentHash: ulid(),
+              tokenCount: 8,
+              timestamp: Date.now(),
+            },
+          ],
+        });
+        parentId = stored!.message.id;
+        const [vector] = await embedder.embed([content]);
+        probes.push({ id: parentId, word, vector: vector! });
+      }
+      const [alone, withInstance] = probes as [(typeof probes)[0], (typeof probes)[0]];
+
+      await api.delete(`${instancePath(scope)}/messages/${alone.id}`);
+      await api.delete(`${instancePath(scope)}`);
+      await proxy.background.drain();
+      expect(await indexEntries(store, withInstance)).toBe(1);
+
+      await api.post(`${instancePath(scope)}/restore`);
+      await proxy.background.drain();
+      expect(await indexEntries(store, withInstance)).toBe(2);
+      expect(await indexEntries(store, alone)).toBe(1);
+
+      await api.post(`${instancePath(scope)}/messages/${alone.id}/restore`);
+      await proxy.background.drain();
+      expect(await indexEntries(store, alone)).toBe(2);
     });
 
     it('a purged turn is gone from the store and from its full-text and vector indexes', async () => {

@@ -9,6 +9,11 @@ export interface MemoryEditor {
   store: MemoryStore;
   /** Queues embedding, chunking and synapses of turns (the app's background queue + embedAndLink). */
   afterWrite: (scope: Scope, turns: StoredMessage[]) => void;
+  /**
+   * Queues finishing what restored turns lack: a turn deleted before the background embedded it
+   * was skipped then, and would otherwise wait for the next start to be embedded and linked.
+   */
+  afterRestore: () => void;
 }
 
 /** What an append stored. */

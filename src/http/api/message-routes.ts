@@ -137,7 +137,9 @@ export function registerMessageRoutes(app: Hono<AppEnv>, deps: ApiDeps): void {
 
   app.post(`${messages}/:id/restore`, async (c) => {
     const scope = pathScope(c);
-    return c.json(messageJson(await deps.store.setMessageDeleted(scope, pathMessageId(c), false)));
+    const restored = await deps.store.setMessageDeleted(scope, pathMessageId(c), false);
+    deps.editor.afterRestore();
+    return c.json(messageJson(restored));
   });
 
   app.post(`${INSTANCE_PATH}/search`, async (c) => {
