@@ -12,6 +12,7 @@ import { apiClient, instancePath } from './support/api-client';
 import { startFakeUpstream, textReply, type FakeUpstream } from './support/fake-upstream';
 import { startProxy, type RunningProxy } from './support/proxy-harness';
 import { neo4jTestConfig, storeFactories, TEST_DIMENSIONS } from './support/stores';
+import { append, turn, uniqueWord } from './store/contract-fixtures';
 
 const embedder = new LocalEmbedder({ dimensions: TEST_DIMENSIONS });
 
@@ -139,22 +140,10 @@ for (const factory of storeFactories()) {
       let parentId: string | null = null;
       // Written straight to the store, so no background job embeds them before the deletes.
       for (const role of ['user', 'assistant'] as const) {
-        const word = `w${ulid().toLowerCase()}`;
+        const word = uniqueWord();
         const content = `The parcel number is ${word}.`;
-        const [stored] = await store.appendPath(scope, {
-          parentId,
-          messages: [
-            {
-              role,
-              content,
-              raw: { role, content },
-              contentHash: ulid(),
-              tokenCount: 8,
-              timestamp: Date.now(),
-            },
-          ],
-        });
-        parentId = stored!.message.id;
+        const [stored] = await append(store, scope, parentId, [turn(role, content)]);
+        parentId = stored!.id;
         const [vector] = await embedder.embed([content]);
         probes.push({ id: parentId, word, vector: vector! });
       }

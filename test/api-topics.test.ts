@@ -12,6 +12,7 @@ import { expectOpenAiError } from './support/http-checks';
 import { startProxy, type RunningProxy } from './support/proxy-harness';
 import { orphanCounts } from './support/graph-checks';
 import { neo4jTestConfig, storeFactories, TEST_DIMENSIONS } from './support/stores';
+import { append as appendToStore, turn } from './store/contract-fixtures';
 
 const embedder = new LocalEmbedder({ dimensions: TEST_DIMENSIONS });
 
@@ -321,20 +322,11 @@ for (const factory of storeFactories()) {
         [2 * day, 'Monday question about bicycles'],
       ] as const) {
         const role = content.includes('answer') ? 'assistant' : 'user';
-        const [stored] = await store.appendPath(scope, {
-          parentId,
-          messages: [
-            {
-              role,
-              content,
-              raw: { role, content },
-              contentHash: ulid(),
-              tokenCount: 5,
-              timestamp: saturday + offset,
-            },
-          ],
-        });
-        parentId = stored!.message.id;
+        const timestamp = saturday + offset;
+        const [stored] = await appendToStore(store, scope, parentId, [
+          turn(role, content, { timestamp }),
+        ]);
+        parentId = stored!.id;
       }
       await maintain(scope, { jobs: ['periods'] });
       const days = (await api.get(`${instancePath(scope)}/periods`)).body.data;
