@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { append, freshScope, turn } from '../../test/store/contract-fixtures';
+import { edit } from '../../test/store/contract-manage';
 import { watchStore } from '../../test/support/watch-store';
 import { cosineSimilarity } from '../embeddings/embedder';
 import { LocalEmbedder } from '../embeddings/local-embedder';
@@ -162,5 +163,29 @@ describe('embedAndLink', () => {
     const links = await store.getSynapses(scope, later!.id);
     expect(links).toHaveLength(expected.length);
     expect(links).toEqual(expect.arrayContaining(expected));
+  });
+
+  it('leaves nothing of a turn\'s old text when it was edited after its job read it: the edit\'s job embeds and chunks the new text', async () => {
+    const scope = freshScope();
+    const chunking = { ...writer, chunkThreshold: 20 };
+    const long = (subject: string) => Array.from({ length: 12 }, (_, i) => `Note ${i} about the ${subject}.`).join(' ');
+    const [question, answer] = await append(store, scope, null, [
+      turn('user', 'Tell me about my garden.'),
+      turn('assistant', long('roses in the garden')),
+    ]);
+    const edited = await store.editMessage(scope, answer!.id, edit(long('violin lessons')));
+    // The job queued with the exchange runs after the edit, with the turns as they were read.
+    await embedAndLink(chunking, { scope, turns: [question!, answer!] });
+    expect((await store.getEmbeddings(scope, [answer!.id])).has(answer!.id)).toBe(false);
+    expect(await store.getChunks(scope, answer!.id)).toEqual([]);
+
+    await embedAndLink(chunking, { scope, turns: [edited] });
+    const [expected] = await writer.embedder.embed([edited.content]);
+    const stored = (await store.getEmbeddings(scope, [answer!.id])).get(answer!.id)!;
+    expect(cosineSimilarity(stored, expected!)).toBeCloseTo(1, 5);
+    const chunks = await store.getChunks(scope, answer!.id);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.map((chunk) => chunk.content).join(' ')).toContain('violin');
+    expect(chunks.map((chunk) => chunk.content).join(' ')).not.toContain('roses');
   });
 });

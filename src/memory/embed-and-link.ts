@@ -1,6 +1,12 @@
 import { cosineSimilarity, type Embedder } from '../embeddings/embedder';
 import type { MemoryStore, VectorHit } from '../store/memory-store';
-import type { PendingEmbedding, Scope, StoredMessage, Synapse } from '../store/types';
+import type {
+  EmbeddingItem,
+  PendingEmbedding,
+  Scope,
+  StoredMessage,
+  Synapse,
+} from '../store/types';
 import { countTokens } from '../tokens/count-tokens';
 import { splitByTokens } from '../tokens/split-by-tokens';
 import { yieldToRequests } from './maintenance/yield-to-requests';
@@ -155,6 +161,7 @@ async function chunkTurn(writer: MemoryWriter, scope: Scope, turn: StoredMessage
     scope,
     turn.id,
     pieces.map((content) => ({ content, tokenCount: countTokens(content) })),
+    { parentHash: turn.contentHash },
   );
   const vectors = await writer.embedder.embed(chunks.map((chunk) => chunk.content));
   await writer.store.setEmbeddings(scope, embeddingItems('message', chunks, vectors));
@@ -201,11 +208,17 @@ async function mapConcurrently<T, R>(
 
 /** What setEmbeddings takes: each record with the vector at its index. */
 function embeddingItems(
-  kind: 'message' | 'toolcall',
-  records: readonly { id: string }[],
+  kind: EmbeddingItem['kind'],
+  records: readonly { id: string; contentHash?: string }[],
   vectors: readonly number[][],
-): { kind: 'message' | 'toolcall'; id: string; vector: number[] }[] {
-  return records.map((record, i) => ({ kind, id: record.id, vector: vectors[i]! }));
+): EmbeddingItem[] {
+  // A message's hash makes the write a no-op if the text was edited since it was read.
+  return records.map((record, i) => ({
+    kind,
+    id: record.id,
+    vector: vectors[i]!,
+    ...(record.contentHash === undefined ? {} : { contentHash: record.contentHash }),
+  }));
 }
 
 /** Where a turn of a batch stands among the others, for similarTurns. */

@@ -2,6 +2,7 @@ import type {
   AppendedTurn,
   BranchSummary,
   CoreMemoryBlock,
+  EmbeddingItem,
   IdempotentEntry,
   NewMessage,
   NewToolCall,
@@ -142,8 +143,17 @@ export interface MemoryStore {
   /** Number of turns (not chunks, not deleted) in the instance. */
   countMessages(scope: Scope): Promise<number>;
 
-  /** Stores the chunks of a long turn, each `CHUNK_OF` the parent; replaces earlier chunks of it. */
-  setChunks(scope: Scope, parentId: string, chunks: { content: string; tokenCount: number }[]): Promise<StoredMessage[]>;
+  /**
+   * Stores the chunks of a long turn, each `CHUNK_OF` the parent; replaces earlier chunks of it.
+   * With `parentHash`, stores none (and answers none) once the parent's content hash is another:
+   * the chunks were cut from its text before an edit.
+   */
+  setChunks(
+    scope: Scope,
+    parentId: string,
+    chunks: { content: string; tokenCount: number }[],
+    options?: { parentHash?: string },
+  ): Promise<StoredMessage[]>;
   /** The chunks of a turn, in order. */
   getChunks(scope: Scope, parentId: string): Promise<StoredMessage[]>;
 
@@ -154,13 +164,10 @@ export interface MemoryStore {
 
   /**
    * Sets embeddings of messages, chunks or tool calls, and adds `links` (as addSynapses does) in
-   * the same write: new turns' vectors and the links made from them cost one commit.
+   * the same write: new turns' vectors and the links made from them cost one commit. A message
+   * item with a content hash the message no longer has is skipped, with the links from it.
    */
-  setEmbeddings(
-    scope: Scope,
-    items: { kind: 'message' | 'toolcall'; id: string; vector: number[] }[],
-    links?: Synapse[],
-  ): Promise<void>;
+  setEmbeddings(scope: Scope, items: EmbeddingItem[], links?: Synapse[]): Promise<void>;
   /** Embeddings by message id (missing ones left out). */
   getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>>;
   /** Messages, chunks and tool calls in any scope that have no embedding yet. */

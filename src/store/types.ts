@@ -104,6 +104,19 @@ export interface ScoredId {
   message?: StoredMessage;
 }
 
+/** An embedding to store on a message, chunk or tool call. */
+export interface EmbeddingItem {
+  kind: 'message' | 'toolcall';
+  id: string;
+  vector: number[];
+  /**
+   * The content hash of the text the vector was made from. With it a message's vector is stored
+   * only while the message still has that hash, and so are the links made from it: a turn edited
+   * after its background job read it would otherwise keep a vector of its old text for good.
+   */
+  contentHash?: string;
+}
+
 /** A semantic link between two turns. */
 export interface Synapse {
   fromId: string;

@@ -139,6 +139,48 @@ export function describeManageContract(getStore: StoreGetter): void {
       ]);
     });
 
+    it("keeps no vector, link or chunk made from a turn's text before its edit", async () => {
+      const store = getStore();
+      const scope = freshScope();
+      const turns = await append(store, scope, null, [
+        turn('user', 'the old question'),
+        turn('assistant', 'the old answer'),
+      ]);
+      const [question, answer] = turns as [StoredMessage, StoredMessage];
+      const edited = await store.editMessage(scope, answer.id, edit('the new answer'));
+      // What a background job that read the turns before the edit would write.
+      const link = { fromId: answer.id, toId: question.id, score: 0.9 };
+      await store.setEmbeddings(
+        scope,
+        turns.map((stored) => ({
+          kind: 'message' as const,
+          id: stored.id,
+          vector: randomUnitVector(),
+          contentHash: stored.contentHash,
+        })),
+        [link],
+      );
+      const chunks = [{ content: 'the old', tokenCount: 2 }];
+      expect(
+        await store.setChunks(scope, answer.id, chunks, { parentHash: answer.contentHash }),
+      ).toEqual([]);
+
+      const embedded = await store.getEmbeddings(scope, [question.id, answer.id]);
+      expect([...embedded.keys()]).toEqual([question.id]);
+      expect(await store.getSynapses(scope, answer.id)).toEqual([]);
+      expect(await store.getChunks(scope, answer.id)).toEqual([]);
+
+      // The same writes made from the edited text are kept.
+      const item = { kind: 'message' as const, id: answer.id, vector: randomUnitVector() };
+      await store.setEmbeddings(scope, [{ ...item, contentHash: edited.contentHash }], [link]);
+      const kept = await store.setChunks(scope, answer.id, chunks, {
+        parentHash: edited.contentHash,
+      });
+      expect(kept).toHaveLength(1);
+      expect((await store.getEmbeddings(scope, [answer.id])).has(answer.id)).toBe(true);
+      expect(await store.getSynapses(scope, answer.id)).toEqual([link]);
+    });
+
     it('moves the branch totals below an edited turn by the change in tokens', async () => {
       const store = getStore();
       const scope = freshScope();

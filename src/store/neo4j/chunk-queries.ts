@@ -14,6 +14,8 @@ export interface SetChunksOptions {
   parentId: string;
   chunks: { content: string; tokenCount: number }[];
   newId: () => string;
+  /** The parent's content hash the chunks were cut from: none are stored if it changed since. */
+  parentHash?: string | undefined;
 }
 
 const FIND_TURN = `
@@ -47,6 +49,7 @@ export async function setChunks(options: SetChunksOptions): Promise<StoredMessag
     if (!rows[0])
       throw new NotFoundError(`turn ${parentId} does not exist in this scope`, 'parentId');
     const parent = toStoredMessage(rows[0]['message']);
+    if (options.parentHash !== undefined && parent.contentHash !== options.parentHash) return [];
     await transaction.run(DELETE_CHUNKS, params);
     const chunks = options.chunks.map((chunk, index) =>
       newChunk({ parent, chunk, index, id: options.newId() }),

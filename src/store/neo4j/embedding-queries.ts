@@ -1,14 +1,7 @@
-import type { PendingEmbedding, Synapse } from '../types';
+import type { EmbeddingItem, PendingEmbedding, Synapse } from '../types';
 import { toNumber } from './map-record';
 import type { Neo4jRunner } from './neo4j-runner';
 import { integerParam, scopeParams, type ScopedRunner } from './scope-params';
-
-/** An embedding to store on a message, chunk or tool call. */
-export interface EmbeddingItem {
-  kind: 'message' | 'toolcall';
-  id: string;
-  vector: number[];
-}
 
 // Nodes cleared per transaction, so clearing a large store never builds one huge transaction.
 const CLEAR_BATCH = 5_000;
@@ -28,10 +21,19 @@ export async function setEmbeddings(
   const rowsOf = (kind: EmbeddingItem['kind']) =>
     items
       .filter((item) => item.kind === kind)
-      .map((item) => ({ id: item.id, vector: item.vector }));
+      .map((item) => ({ id: item.id, vector: item.vector, contentHash: item.contentHash ?? null }));
+  // A link from a turn of this write holds only while that turn's vector does (same hash).
+  const hashes = new Map(
+    items.flatMap((item) => (item.contentHash ? [[item.id, item.contentHash]] : [])),
+  );
   const synapses = links
     .filter((link) => link.fromId !== link.toId)
-    .map((link) => ({ fromId: link.fromId, toId: link.toId, score: link.score }));
+    .map((link) => ({
+      fromId: link.fromId,
+      toId: link.toId,
+      score: link.score,
+      fromHash: hashes.get(link.fromId) ?? null,
+    }));
   if (items.length === 0 && synapses.length === 0) return;
   // Plain number arrays arrive as LIST<FLOAT>, the type Community's vector index reads. Each
   // part is a unit subquery: an empty list in one leaves the others to run.
@@ -39,6 +41,7 @@ export async function setEmbeddings(
     `CALL () {
        UNWIND $messages AS row
        MATCH (m:Message {id: row.id}) WHERE m.partition = $partition AND m.instance = $instance
+         AND (row.contentHash IS NULL OR m.content_hash = row.contentHash)
        SET m.embedding = row.vector, m.needs_embedding = false
      }
      CALL () {
@@ -49,6 +52,7 @@ export async function setEmbeddings(
      CALL () {
        UNWIND $synapses AS row
        MATCH (a:Message {id: row.fromId}) WHERE a.partition = $partition AND a.instance = $instance
+         AND (row.fromHash IS NULL OR a.content_hash = row.fromHash)
        MATCH (b:Message {id: row.toId}) WHERE b.partition = $partition AND b.instance = $instance
        MERGE (a)-[link:SYNAPSE]->(b)
        SET link.score = row.score

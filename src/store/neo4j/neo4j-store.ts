@@ -11,6 +11,7 @@ import type {
   AppendedTurn,
   BranchSummary,
   CoreMemoryBlock,
+  EmbeddingItem,
   IdempotentEntry,
   Neighbour,
   NewMessage,
@@ -31,7 +32,6 @@ import {
   getEmbeddings,
   pendingEmbeddings,
   setEmbeddings,
-  type EmbeddingItem,
 } from './embedding-queries';
 import { fullTextSearch } from './full-text-search';
 import { getBranch } from './get-branch';
@@ -237,8 +237,10 @@ export class Neo4jStore implements MemoryStore {
     scope: Scope,
     parentId: string,
     chunks: { content: string; tokenCount: number }[],
+    options: { parentHash?: string } = {},
   ): Promise<StoredMessage[]> {
-    return setChunks({ runner: this.runner, scope, parentId, chunks, newId: this.newId });
+    const { runner, newId } = this;
+    return setChunks({ runner, scope, parentId, chunks, newId, parentHash: options.parentHash });
   }
 
   async getChunks(scope: Scope, parentId: string): Promise<StoredMessage[]> {

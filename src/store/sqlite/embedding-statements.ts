@@ -11,8 +11,9 @@ export function prepareEmbeddingStatements(db: Database.Database) {
   return {
     // The pk tells the scope's in-memory vector index which row got the vector.
     setMessageEmbedding: db
-      .prepare<ByIdParams & { vector: Buffer }, number>(
-        `UPDATE messages SET embedding = @vector WHERE ${IN_SCOPE} AND id = @id RETURNING pk`,
+      .prepare<ByIdParams & { vector: Buffer; contentHash: string | null }, number>(
+        `UPDATE messages SET embedding = @vector WHERE ${IN_SCOPE} AND id = @id
+           AND (@contentHash IS NULL OR content_hash = @contentHash) RETURNING pk`,
       )
       .pluck(),
     setToolCallEmbedding: db.prepare<ByIdParams & { vector: Buffer }>(

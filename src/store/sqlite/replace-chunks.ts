@@ -17,6 +17,8 @@ export function replaceChunks(options: {
   scope: Scope;
   parentId: string;
   chunks: { content: string; tokenCount: number }[];
+  /** The parent's content hash the chunks were cut from: none are stored if it changed since. */
+  parentHash?: string | undefined;
 }): StoredMessage[] {
   const { statements, scope, parentId, chunks } = options;
   const params = scopeParams(scope);
@@ -24,6 +26,7 @@ export function replaceChunks(options: {
   if (parent === undefined || parent.is_chunk === 1) {
     throw new NotFoundError(`turn ${parentId} does not exist in this scope`, 'parentId');
   }
+  if (options.parentHash !== undefined && parent.content_hash !== options.parentHash) return [];
   statements.deleteChunkEdges.run({ ...params, parentId });
   statements.deleteChunks.run({ ...params, parentId });
   return chunks.map((chunk, index) => {

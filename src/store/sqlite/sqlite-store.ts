@@ -15,6 +15,7 @@ import type {
   AppendedTurn,
   BranchSummary,
   CoreMemoryBlock,
+  EmbeddingItem,
   IdempotentEntry,
   Neighbour,
   NewMessage,
@@ -269,9 +270,13 @@ export class SqliteStore implements MemoryStore {
     scope: Scope,
     parentId: string,
     chunks: { content: string; tokenCount: number }[],
+    options: { parentHash?: string } = {},
   ): Promise<StoredMessage[]> {
     const { db, statements } = this.open;
-    return db.transaction(() => replaceChunks({ statements, scope, parentId, chunks })).immediate();
+    const { parentHash } = options;
+    return db
+      .transaction(() => replaceChunks({ statements, scope, parentId, chunks, parentHash }))
+      .immediate();
   }
 
   async getChunks(scope: Scope, parentId: string): Promise<StoredMessage[]> {
@@ -303,26 +308,34 @@ export class SqliteStore implements MemoryStore {
     return rows.map(toStoredToolCall);
   }
 
-  async setEmbeddings(
-    scope: Scope,
-    items: { kind: 'message' | 'toolcall'; id: string; vector: number[] }[],
-    links: Synapse[] = [],
-  ): Promise<void> {
+  async setEmbeddings(scope: Scope, items: EmbeddingItem[], links: Synapse[] = []): Promise<void> {
     const { db, statements, dimensions, vectors } = this.open;
     for (const item of items) checkDimensions(item.vector, dimensions);
     const params = scopeParams(scope);
     const stored: { pk: number; vector: number[] }[] = [];
     db.transaction(() => {
+      const stale = new Set<string>();
       for (const item of items) {
         const vector = encodeVector(item.vector);
         if (item.kind === 'toolcall') {
           statements.setToolCallEmbedding.run({ ...params, id: item.id, vector });
           continue;
         }
-        const pk = statements.setMessageEmbedding.get({ ...params, id: item.id, vector });
+        const contentHash = item.contentHash ?? null;
+        const pk = statements.setMessageEmbedding.get({
+          ...params,
+          id: item.id,
+          vector,
+          contentHash,
+        });
         if (pk !== undefined) stored.push({ pk, vector: item.vector });
+        else if (contentHash !== null) stale.add(item.id);
       }
-      this.upsertSynapses(scope, links);
+      // A link from a turn of this write holds only while that turn's vector does.
+      this.upsertSynapses(
+        scope,
+        stale.size === 0 ? links : links.filter((link) => !stale.has(link.fromId)),
+      );
     }).immediate();
     vectors.added(scope, stored);
   }
