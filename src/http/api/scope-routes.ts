@@ -60,7 +60,7 @@ export function registerScopeRoutes(app: Hono<AppEnv>, deps: ApiDeps): void {
   app.post(`${INSTANCE_PATH}/restore`, async (c) => {
     const scope = pathScope(c);
     const changed = await store.setInstanceDeleted(scope, false);
-    deps.editor.afterRestore();
+    if (changed > 0) deps.editor.afterRestore();
     return c.json({
       ...instanceJson(await requireInstance(deps, scope)),
       messages_changed: changed,
