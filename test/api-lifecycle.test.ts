@@ -136,18 +136,16 @@ for (const factory of storeFactories()) {
 
     it('a turn deleted before it was embedded is embedded once restored, alone or with its instance', async () => {
       const scope = freshScope();
-      const probes = [];
-      let parentId: string | null = null;
       // Written straight to the store, so no background job embeds them before the deletes.
-      for (const role of ['user', 'assistant'] as const) {
+      const storeProbe = async (role: 'user' | 'assistant', parentId: string | null) => {
         const word = uniqueWord();
         const content = `The parcel number is ${word}.`;
-        const [stored] = await append(store, scope, parentId, [turn(role, content)]);
-        parentId = stored!.id;
+        const [appended] = await append(store, scope, parentId, [turn(role, content)]);
         const [vector] = await embedder.embed([content]);
-        probes.push({ id: parentId, word, vector: vector! });
-      }
-      const [alone, withInstance] = probes as [(typeof probes)[0], (typeof probes)[0]];
+        return { id: appended!.id, word, vector: vector! };
+      };
+      const alone = await storeProbe('user', null);
+      const withInstance = await storeProbe('assistant', alone.id);
 
       await api.delete(`${instancePath(scope)}/messages/${alone.id}`);
       await api.delete(`${instancePath(scope)}`);
