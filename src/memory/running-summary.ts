@@ -41,6 +41,8 @@ export async function runningSummary(input: RunningSummaryInput): Promise<Branch
   const cached = await (input.stored ?? store.getSummary(scope, boundary.id));
   if (cached && cached.tokenCount <= input.maxTokens) return cached;
 
+  // Read before the turns: an edit or delete committed after it makes the write below a no-op.
+  const epoch = await store.summaryEpoch(scope);
   const { blocks, previous } = await evictedSince({
     store,
     scope,
@@ -65,8 +67,9 @@ export async function runningSummary(input: RunningSummaryInput): Promise<Branch
     updatedAt: Date.now(),
   };
   if (summary.tokenCount > input.maxTokens) return null;
-  await store.putSummary(scope, summary);
-  return summary;
+  // Not stored means the turns changed while they were folded (or the boundary went): it may
+  // quote a turn deleted meanwhile, so the request gets none.
+  return (await store.putSummary(scope, summary, { epoch })) ? summary : null;
 }
 
 /**

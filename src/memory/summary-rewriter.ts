@@ -96,6 +96,8 @@ export async function rewriteSummary(
   input: RewriteRequest & Pick<SummaryRewriterOptions, 'store' | 'summarizer' | 'now'>,
 ): Promise<BranchSummary | null> {
   const { store, scope, boundary } = input;
+  // Read before the turns the model is given (see runningSummary).
+  const epoch = await store.summaryEpoch(scope);
   const current = await store.getSummary(scope, boundary.id);
   if (!current || isModelWritten(current)) return null;
   const { blocks, previous, fromRoot } = await evictedSince({
@@ -124,10 +126,9 @@ export async function rewriteSummary(
     now: input.now(),
   });
   if (!written) throw new Error('the summary model wrote no text that fits the summary share');
-  // Requests went on while the model wrote: keep a summary that changed meanwhile (an edit
-  // dropped it, or it was rebuilt for another budget).
+  // Requests went on while the model wrote: keep a summary that changed meanwhile (rebuilt for
+  // another budget); one an edit or delete dropped stays dropped (the epoch moved on).
   const latest = await store.getSummary(scope, boundary.id);
   if (!latest || latest.content !== current.content) return null;
-  await store.putSummary(scope, written);
-  return written;
+  return (await store.putSummary(scope, written, { epoch })) ? written : null;
 }

@@ -208,7 +208,18 @@ export interface MemoryStore {
    * statement on a server store, where each statement costs a round trip.
    */
   getPinnedMemory(scope: Scope, boundaryId: string | null): Promise<PinnedMemory>;
-  putSummary(scope: Scope, summary: BranchSummary): Promise<void>;
+  /**
+   * The instance's summary epoch: it moves on in the same transaction as every edit, delete,
+   * restore or purge that drops the instance's summaries (0 before the first).
+   */
+  summaryEpoch(scope: Scope): Promise<number>;
+  /**
+   * Creates or replaces the summary stored under its boundary turn, only while the summary epoch
+   * is still `epoch` (read before any turn the summary was built from) and the boundary turn is
+   * stored and not deleted; returns whether it was written. A summary built from turns an edit
+   * or delete changed meanwhile is never stored.
+   */
+  putSummary(scope: Scope, summary: BranchSummary, condition: { epoch: number }): Promise<boolean>;
 
   /** The answer stored under an Idempotency-Key of the scope, or null (never an expired one). */
   getIdempotent(scope: Scope, key: string): Promise<IdempotentEntry | null>;

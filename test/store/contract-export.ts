@@ -31,13 +31,17 @@ async function seedEverything(store: MemoryStore, scope: Scope): Promise<void> {
     tokenCount: 3,
     updatedAt: 5,
   });
-  await store.putSummary(scope, {
-    boundaryId: turns[3]!.id,
-    content: 'summary',
-    tokenCount: 2,
-    turns: 3,
-    updatedAt: 6,
-  });
+  await store.putSummary(
+    scope,
+    {
+      boundaryId: turns[3]!.id,
+      content: 'summary',
+      tokenCount: 2,
+      turns: 3,
+      updatedAt: 6,
+    },
+    { epoch: await store.summaryEpoch(scope) },
+  );
 }
 
 /** Export of every node and relationship, and an idempotent import that keeps ids. */

@@ -44,13 +44,17 @@ async function writeEverything(store: MemoryStore): Promise<Written> {
   ]);
   await store.addSynapses(scope, [{ fromId: question!.id, toId: answer!.id, score: 0.9 }]);
   await store.putCoreMemory(scope, { name: 'human', content: word, tokenCount: 1, updatedAt: 1 });
-  await store.putSummary(scope, {
-    boundaryId: answer!.id,
-    content: word,
-    tokenCount: 1,
-    turns: 1,
-    updatedAt: 1,
-  });
+  await store.putSummary(
+    scope,
+    {
+      boundaryId: answer!.id,
+      content: word,
+      tokenCount: 1,
+      turns: 1,
+      updatedAt: 1,
+    },
+    { epoch: await store.summaryEpoch(scope) },
+  );
   return {
     scope,
     word,

@@ -181,6 +181,79 @@ export function describeManageContract(getStore: StoreGetter): void {
       expect(await store.getSynapses(scope, answer.id)).toEqual([link]);
     });
 
+    it('stores no summary built before an edit, delete, restore or purge changed the turns', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      const turns = await append(store, scope, null, [
+        turn('user', 'first question'),
+        turn('assistant', 'first answer'),
+        turn('user', 'second question'),
+        turn('assistant', 'second answer'),
+        turn('user', 'third question'),
+      ]);
+      const boundary = turns[4]!.id;
+      const summary = (content: string) => ({
+        boundaryId: boundary,
+        content,
+        tokenCount: 3,
+        turns: 4,
+        updatedAt: 1,
+      });
+      const changes: [string, () => Promise<unknown>][] = [
+        ['edit', () => store.editMessage(scope, turns[1]!.id, edit('first answer, edited'))],
+        ['delete', () => store.setMessageDeleted(scope, turns[2]!.id, true)],
+        ['restore', () => store.setMessageDeleted(scope, turns[2]!.id, false)],
+        ['purge', () => store.purgeMessage(scope, turns[3]!.id)],
+        ['instance delete', () => store.setInstanceDeleted(scope, true)],
+      ];
+      for (const [name, change] of changes) {
+        // A summary job reads the epoch, then the turns; the change commits before its write.
+        const epoch = await store.summaryEpoch(scope);
+        await change();
+        expect(await store.summaryEpoch(scope), name).toBeGreaterThan(epoch);
+        expect(
+          await store.putSummary(scope, summary(`built before the ${name}`), { epoch }),
+          name,
+        ).toBe(false);
+        expect(await store.getSummary(scope, boundary), name).toBeNull();
+        // One built after the change is stored, while its boundary turn is live.
+        const current = await store.summaryEpoch(scope);
+        const written = await store.putSummary(scope, summary(`built after the ${name}`), {
+          epoch: current,
+        });
+        expect(written, name).toBe(name !== 'instance delete');
+        expect((await store.getSummary(scope, boundary))?.content, name).toBe(
+          written ? `built after the ${name}` : undefined,
+        );
+      }
+      // The other instances' epochs stay where they were.
+      expect(await store.summaryEpoch(freshScope())).toBe(0);
+    });
+
+    it('stores no summary under a deleted or purged boundary turn', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      const turns = await append(store, scope, null, [
+        turn('user', 'a question'),
+        turn('assistant', 'an answer'),
+      ]);
+      const summary = (boundaryId: string) => ({
+        boundaryId,
+        content: 'earlier',
+        tokenCount: 2,
+        turns: 1,
+        updatedAt: 1,
+      });
+      await store.setMessageDeleted(scope, turns[1]!.id, true);
+      await store.purgeMessage(scope, turns[0]!.id);
+      const epoch = await store.summaryEpoch(scope);
+      for (const stored of turns) {
+        expect(await store.putSummary(scope, summary(stored.id), { epoch })).toBe(false);
+        expect(await store.getSummary(scope, stored.id)).toBeNull();
+      }
+      expect(await store.putSummary(scope, summary('no-such-turn'), { epoch })).toBe(false);
+    });
+
     it('moves the branch totals below an edited turn by the change in tokens', async () => {
       const store = getStore();
       const scope = freshScope();

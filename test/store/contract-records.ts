@@ -125,7 +125,7 @@ export function describeRecordContract(getStore: StoreGetter): void {
         turns: 4,
         updatedAt: 10,
       };
-      await store.putSummary(scope, summary);
+      expect(await store.putSummary(scope, summary, { epoch: 0 })).toBe(true);
       expect(await store.getSummary(scope, boundary!.id)).toEqual(summary);
       const folded = {
         ...summary,
@@ -134,7 +134,7 @@ export function describeRecordContract(getStore: StoreGetter): void {
         turns: 9,
         updatedAt: 20,
       };
-      await store.putSummary(scope, folded);
+      expect(await store.putSummary(scope, folded, { epoch: 0 })).toBe(true);
       expect(await store.getSummary(scope, boundary!.id)).toEqual(folded);
       expect(await store.getSummary(scope, 'other-boundary')).toBeNull();
     });
@@ -149,7 +149,7 @@ export function describeRecordContract(getStore: StoreGetter): void {
       await store.putCoreMemory(scope, persona);
       await store.putCoreMemory(scope, human);
       const summary = { boundaryId: boundary!.id, content: 'They met.', tokenCount: 3, turns: 4, updatedAt: 10 };
-      await store.putSummary(scope, summary);
+      await store.putSummary(scope, summary, { epoch: 0 });
       expect(await store.getPinnedMemory(scope, boundary!.id)).toEqual({ coreMemory: [human, persona], summary });
       expect(await store.getPinnedMemory(scope, null)).toEqual({ coreMemory: [human, persona], summary: null });
       expect(await store.getPinnedMemory(scope, 'other-boundary')).toEqual({ coreMemory: [human, persona], summary: null });

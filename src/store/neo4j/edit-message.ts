@@ -20,7 +20,13 @@ WITH collect(chunk) AS chunks
 FOREACH (chunk IN chunks | DETACH DELETE chunk)
 RETURN size(chunks) AS count`;
 
-const DELETE_SUMMARIES = 'MATCH (s:Summary {partition: $partition, instance: $instance}) DELETE s';
+// The instance is locked by then: the epoch moves on before a summary write waiting for the lock reads it.
+const DROP_SUMMARIES = `
+MATCH (i:Instance {partition: $partition, instance: $instance})
+SET i.summary_epoch = coalesce(i.summary_epoch, 0) + 1
+WITH i
+OPTIONAL MATCH (s:Summary {partition: $partition, instance: $instance})
+DELETE s`;
 
 /**
  * Replaces a turn's text in one transaction under the instance lock (see MemoryStore.editMessage):
@@ -59,7 +65,7 @@ export async function editMessage(
     await shiftDescendants(transaction, { scope, id, delta: edit.tokenCount - turn.tokenCount });
     await deleteChunks(transaction, { scope, id });
     await transaction.run(`${THE_TURN}-[link:SYNAPSE]-(:Message) DELETE link`, params);
-    await deleteSummaries(transaction, scope);
+    await dropSummaries(transaction, scope);
     return toStoredMessage(rows[0]?.['message']);
   });
 }
@@ -89,7 +95,7 @@ export async function setMessageDeleted(
        SET chunk.deleted = $deleted REMOVE chunk.deleted_with_instance`,
       params,
     );
-    await deleteSummaries(transaction, scope);
+    await dropSummaries(transaction, scope);
     return toStoredMessage(rows[0]?.['message']);
   });
 }
@@ -123,7 +129,7 @@ export async function setInstanceDeleted(
            SET m.deleted = false REMOVE m.deleted_with_instance RETURN count(m) AS count`,
       params,
     );
-    await deleteSummaries(transaction, scope);
+    await dropSummaries(transaction, scope);
     return toNumber(rows[0]?.['count']) ?? 0;
   });
 }
@@ -150,9 +156,12 @@ export async function shiftDescendants(
   });
 }
 
-/** Drops the running summaries of an instance (they quote turns that changed). */
-export async function deleteSummaries(transaction: TransactionRunner, scope: Scope): Promise<void> {
-  await transaction.run(DELETE_SUMMARIES, scopeParams(scope));
+/**
+ * Drops the running summaries of an instance (they quote turns that changed) and moves its
+ * summary epoch on, so a summary built from the turns as they were is not stored afterwards.
+ */
+export async function dropSummaries(transaction: TransactionRunner, scope: Scope): Promise<void> {
+  await transaction.run(DROP_SUMMARIES, scopeParams(scope));
 }
 
 /** The turn `id` of the scope; a chunk is refused with a pointer to its turn. */

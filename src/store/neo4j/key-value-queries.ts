@@ -83,12 +83,37 @@ export async function getSummary(
   return row ? toSummary(row['summary'] as unknown[]) : null;
 }
 
-/** Creates or replaces the summary of a branch before its boundary turn. */
-export async function putSummary(scoped: ScopedRunner, summary: BranchSummary): Promise<void> {
+/** The instance's summary epoch (see MemoryStore.summaryEpoch). */
+export async function summaryEpoch(scoped: ScopedRunner): Promise<number> {
   const { runner, scope } = scoped;
-  await runner.write(
-    `MERGE (s:Summary {partition: $partition, instance: $instance, boundary_id: $boundaryId})
-     SET s.content = $content, s.token_count = $tokenCount, s.turns = $turns, s.updated_at = $updatedAt`,
+  const [row] = await runner.read(
+    `MATCH (i:Instance {partition: $partition, instance: $instance})
+     RETURN coalesce(i.summary_epoch, 0) AS epoch`,
+    scopeParams(scope),
+  );
+  return toNumber(row?.['epoch']) ?? 0;
+}
+
+/**
+ * Creates or replaces the summary of a branch before its boundary turn while the epoch is still
+ * `epoch` and the boundary is live. The write takes the instance lock first, as the changes that
+ * move the epoch do, so it reads the epoch after any of them that committed before it.
+ */
+export async function putSummary(
+  scoped: ScopedRunner,
+  summary: BranchSummary,
+  condition: { epoch: number },
+): Promise<boolean> {
+  const { runner, scope } = scoped;
+  const rows = await runner.write(
+    `MATCH (i:Instance {partition: $partition, instance: $instance})
+     SET i.locked_at = timestamp()
+     WITH i WHERE coalesce(i.summary_epoch, 0) = $epoch
+     MATCH (b:Message {id: $boundaryId, partition: $partition, instance: $instance})
+     WHERE b.deleted = false
+     MERGE (s:Summary {partition: $partition, instance: $instance, boundary_id: $boundaryId})
+     SET s.content = $content, s.token_count = $tokenCount, s.turns = $turns, s.updated_at = $updatedAt
+     RETURN count(s) AS written`,
     {
       ...scopeParams(scope),
       boundaryId: summary.boundaryId,
@@ -96,8 +121,10 @@ export async function putSummary(scoped: ScopedRunner, summary: BranchSummary): 
       tokenCount: int(summary.tokenCount),
       turns: int(summary.turns),
       updatedAt: int(summary.updatedAt),
+      epoch: int(condition.epoch),
     },
   );
+  return (toNumber(rows[0]?.['written']) ?? 0) > 0;
 }
 
 /** A store-wide setting, or null. Meta nodes are the one kind outside every scope. */

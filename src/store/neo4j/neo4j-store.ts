@@ -45,6 +45,7 @@ import {
   putCoreMemory,
   putSummary,
   setMeta,
+  summaryEpoch,
 } from './key-value-queries';
 import * as messages from './message-queries';
 import { Neo4jRunner } from './neo4j-runner';
@@ -379,8 +380,16 @@ export class Neo4jStore implements MemoryStore {
     return getPinnedMemory(this.at(scope), boundaryId);
   }
 
-  async putSummary(scope: Scope, summary: BranchSummary): Promise<void> {
-    await putSummary(this.at(scope), summary);
+  async summaryEpoch(scope: Scope): Promise<number> {
+    return summaryEpoch(this.at(scope));
+  }
+
+  async putSummary(
+    scope: Scope,
+    summary: BranchSummary,
+    condition: { epoch: number },
+  ): Promise<boolean> {
+    return putSummary(this.at(scope), summary, condition);
   }
 
   async getIdempotent(scope: Scope, key: string): Promise<IdempotentEntry | null> {

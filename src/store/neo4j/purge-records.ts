@@ -1,6 +1,6 @@
 import type { PurgeResult } from '../management-types';
 import { toNumber } from './map-record';
-import { deleteChunks, deleteSummaries, requireTurn, shiftDescendants } from './edit-message';
+import { deleteChunks, dropSummaries, requireTurn, shiftDescendants } from './edit-message';
 import { integerParam, lockInstance, scopeParams, type ScopedRunner } from './scope-params';
 
 /** Nodes deleted per transaction when purging an instance, so a huge one never builds one huge transaction. */
@@ -38,7 +38,7 @@ export async function purgeMessage(scoped: ScopedRunner, id: string): Promise<Pu
       'MATCH (m:Message {id: $id, partition: $partition, instance: $instance}) DETACH DELETE m',
       params,
     );
-    await deleteSummaries(transaction, scope);
+    await dropSummaries(transaction, scope);
     return { messages: 1 + chunks, toolCalls: toNumber(calls[0]?.['count']) ?? 0 };
   });
 }

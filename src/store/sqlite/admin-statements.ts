@@ -140,6 +140,10 @@ function prepare(db: Database.Database) {
       `DELETE FROM edges WHERE type = 'SYNAPSE' AND to_id = @id AND ${IN_SCOPE}`,
     ),
     deleteSummaries: db.prepare<ScopeParams>(`DELETE FROM summaries WHERE ${IN_SCOPE}`),
+    bumpSummaryEpoch: db.prepare<ScopeParams>(
+      `INSERT INTO summary_epochs (partition, instance, epoch) VALUES (@partition, @instance, 1)
+       ON CONFLICT (partition, instance) DO UPDATE SET epoch = epoch + 1`,
+    ),
     setTurnDeleted: db.prepare<ByIdParams & { deleted: number }>(
       `UPDATE messages SET deleted = @deleted WHERE ${IN_SCOPE} AND id = @id`,
     ),
@@ -177,6 +181,7 @@ function prepare(db: Database.Database) {
     deleteInstanceRest: [
       db.prepare<ScopeParams>(`DELETE FROM core_memory WHERE ${IN_SCOPE}`),
       db.prepare<ScopeParams>(`DELETE FROM summaries WHERE ${IN_SCOPE}`),
+      db.prepare<ScopeParams>(`DELETE FROM summary_epochs WHERE ${IN_SCOPE}`),
       db.prepare<ScopeParams>(`DELETE FROM instance_counters WHERE ${IN_SCOPE}`),
       db.prepare<ScopeParams>(`DELETE FROM instance_states WHERE ${IN_SCOPE}`),
     ],

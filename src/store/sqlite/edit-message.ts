@@ -49,7 +49,7 @@ export function editMessage(
       statements.deleteChunks.run({ ...scopeParams(scope), parentId: id });
       admin.deleteSynapsesFrom.run(params);
       admin.deleteSynapsesTo.run(params);
-      admin.deleteSummaries.run(scopeParams(scope));
+      dropSummaries(admin, scope);
       if (updated === undefined) throw new Error('update returned no row');
       return toStoredMessage(updated);
     })
@@ -69,7 +69,7 @@ export function setMessageDeleted(
       requireTurn(statements, { scope, id, action: deleted ? 'delete' : 'restore' });
       admin.setTurnDeleted.run(params);
       admin.setChunksDeleted.run(params);
-      admin.deleteSummaries.run(scopeParams(scope));
+      dropSummaries(admin, scope);
       const row = statements.messageById.get({ ...scopeParams(scope), id });
       if (row === undefined) throw new Error('the turn vanished inside its transaction');
       return toStoredMessage(row);
@@ -97,10 +97,20 @@ export function setInstanceDeleted(
         ? admin.deleteInstanceTurns.run(params)
         : admin.restoreInstanceTurns.run(params);
       admin.putInstanceState.run({ ...params, deletedAt: deleted ? context.clock() : null });
-      admin.deleteSummaries.run(params);
+      dropSummaries(admin, scope);
       return changed.changes;
     })
     .immediate();
+}
+
+/**
+ * Drops the running summaries of an instance (they quote turns that changed) and moves its
+ * summary epoch on, so a summary built from the turns as they were is not stored afterwards.
+ */
+export function dropSummaries(admin: AdminStatements, scope: Scope): void {
+  const params = scopeParams(scope);
+  admin.deleteSummaries.run(params);
+  admin.bumpSummaryEpoch.run(params);
 }
 
 /** The turn `id` of the scope; a chunk is refused with a pointer to its turn. */

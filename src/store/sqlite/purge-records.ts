@@ -1,6 +1,6 @@
 import type { PurgeResult } from '../management-types';
 import type { Scope } from '../types';
-import { requireTurn, type SqliteAdminContext } from './edit-message';
+import { dropSummaries, requireTurn, type SqliteAdminContext } from './edit-message';
 import { scopeParams } from './scope-sql';
 
 /**
@@ -26,7 +26,7 @@ export function purgeMessage(
       admin.deleteEdgesTo.run(params);
       const toolCalls = admin.deleteToolCallsOf.run(params).changes;
       admin.deleteMessage.run(params);
-      admin.deleteSummaries.run(scopeParams(scope));
+      dropSummaries(admin, scope);
       return { messages: 1 + chunks, toolCalls };
     })
     .immediate();

@@ -6,9 +6,9 @@ import type Database from 'better-sqlite3';
  * 3 gave the full-text index each turn's scope (see SCOPE_TOKEN); upgrading rebuilds it.
  * 4 added messages_scope_pk and messages_scope_pending; 5 made the first partial, as
  * messages_scope_embedded, since the planner read whole instances through it (the DDL creates
- * both on upgrade).
+ * both on upgrade). 6 added summary_epochs.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /**
  * The word the full-text index stores in the `scope` column of each turn: the hex of its
@@ -126,6 +126,15 @@ CREATE TABLE IF NOT EXISTS core_memory (
   updated_at INTEGER NOT NULL,
   PRIMARY KEY (partition, instance, name)
 ) STRICT;
+
+-- Moves on with every change that drops an instance's summaries: a summary is stored only
+-- while the epoch read before its turns is still current.
+CREATE TABLE IF NOT EXISTS summary_epochs (
+  partition TEXT NOT NULL,
+  instance TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
+  PRIMARY KEY (partition, instance)
+) STRICT, WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS summaries (
   partition TEXT NOT NULL,

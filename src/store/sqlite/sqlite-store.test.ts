@@ -26,7 +26,7 @@ const TEXT_PARAMS = ['partition', 'instance', 'id', 'parentId', 'contentHash', '
   .concat(['content', 'snippet', 'model', 'traceId', 'chunkParentId', 'raw', 'metadata', 'query']);
 const NUMBER_PARAMS = ['limit', 'k', 'afterSeq', 'beforeSeq', 'fromTime', 'toTime', 'seq']
   .concat(['includeDeleted', 'timestamp', 'tokenCount', 'branchTokens', 'isChunk', 'chunkIndex'])
-  .concat(['score', 'respondedWithScore', 'repliesToScore', 'updatedAt', 'turns']);
+  .concat(['score', 'respondedWithScore', 'repliesToScore', 'updatedAt', 'turns', 'epoch']);
 const EVERY_PARAM: Record<string, string | number | null> = {
   ...Object.fromEntries(TEXT_PARAMS.map((key) => [key, 'x'])),
   ...Object.fromEntries(NUMBER_PARAMS.map((key) => [key, 1])),
@@ -105,6 +105,32 @@ describe('SqliteStore', () => {
     await expect(new SqliteStore({ dataDir }).countMessages(scope)).rejects.toBeInstanceOf(
       StoreUnavailableError,
     );
+  });
+
+  it('gains the summary epochs when it opens a store of schema 5, and keeps its summaries', async () => {
+    const dataDir = tempDir();
+    const before = await openStore(dataDir);
+    const [stored] = await before.appendPath(scope, { parentId: null, messages: [turn('user', 'b')] });
+    const boundaryId = stored!.message.id;
+    const summary = { boundaryId, content: 'earlier', tokenCount: 2, turns: 1, updatedAt: 1 };
+    await before.putSummary(scope, summary, { epoch: 0 });
+    await before.close();
+    const old = new Database(path.join(dataDir, 'memory.sqlite'));
+    old.exec('DROP TABLE summary_epochs; PRAGMA user_version = 5;');
+    old.close();
+
+    const store = await openStore(dataDir);
+    expect(await store.getSummary(scope, boundaryId)).toEqual(summary);
+    expect(await store.summaryEpoch(scope)).toBe(0);
+    await store.editMessage(scope, boundaryId, {
+      content: 'b, edited',
+      raw: { role: 'user', content: 'b, edited' },
+      contentHash: 'edited',
+      tokenCount: 3,
+    });
+    expect(await store.summaryEpoch(scope)).toBe(1);
+    expect(await store.putSummary(scope, summary, { epoch: 0 })).toBe(false);
+    expect(await store.putSummary(scope, summary, { epoch: 1 })).toBe(true);
   });
 
   it('rejects vectors of other dimensions instead of storing unmatchable ones', async () => {

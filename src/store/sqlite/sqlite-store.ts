@@ -447,16 +447,26 @@ export class SqliteStore implements MemoryStore {
     };
   }
 
-  async putSummary(scope: Scope, summary: BranchSummary): Promise<void> {
+  async summaryEpoch(scope: Scope): Promise<number> {
+    return this.open.statements.summaryEpoch.get(scopeParams(scope)) ?? 0;
+  }
+
+  async putSummary(
+    scope: Scope,
+    summary: BranchSummary,
+    condition: { epoch: number },
+  ): Promise<boolean> {
     const { boundaryId, content, tokenCount, turns, updatedAt } = summary;
-    this.open.statements.putSummary.run({
+    const written = this.open.statements.putSummary.run({
       ...scopeParams(scope),
       boundaryId,
       content,
       tokenCount,
       turns,
       updatedAt,
+      epoch: condition.epoch,
     });
+    return written.changes > 0;
   }
 
   async getIdempotent(scope: Scope, key: string): Promise<IdempotentEntry | null> {

@@ -220,6 +220,9 @@ function prepareKeyValueStatements(db: Database.Database) {
               updated_at AS updatedAt
          FROM summaries WHERE ${IN_SCOPE} AND boundary_id = @boundaryId`,
     ),
+    summaryEpoch: db
+      .prepare<ScopeParams, number>(`SELECT epoch FROM summary_epochs WHERE ${IN_SCOPE}`)
+      .pluck(),
     putSummary: db.prepare<
       ScopeParams & {
         boundaryId: string;
@@ -227,10 +230,13 @@ function prepareKeyValueStatements(db: Database.Database) {
         tokenCount: number;
         turns: number;
         updatedAt: number;
+        epoch: number;
       }
     >(
       `INSERT INTO summaries (partition, instance, boundary_id, content, token_count, turns, updated_at)
-       VALUES (@partition, @instance, @boundaryId, @content, @tokenCount, @turns, @updatedAt)
+       SELECT @partition, @instance, @boundaryId, @content, @tokenCount, @turns, @updatedAt
+        WHERE coalesce((SELECT epoch FROM summary_epochs WHERE ${IN_SCOPE}), 0) = @epoch
+          AND EXISTS (SELECT 1 FROM messages WHERE ${IN_SCOPE} AND id = @boundaryId AND deleted = 0)
        ON CONFLICT (partition, instance, boundary_id) DO UPDATE SET content = excluded.content,
          token_count = excluded.token_count, turns = excluded.turns, updated_at = excluded.updated_at`,
     ),
