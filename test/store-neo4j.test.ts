@@ -14,6 +14,7 @@ import {
   turn,
   uniqueWord,
 } from './store/contract-fixtures';
+import { edit } from './store/contract-manage';
 import { neo4jTestConfig, storeFactories, TEST_DIMENSIONS } from './support/stores';
 
 // Throws when REQUIRE_NEO4J=1 and NEO4J_URI is unset, so CI can never skip this file silently.
@@ -142,6 +143,43 @@ describe.skipIf(!config)('Neo4jStore on a real server', () => {
     expect(vector).toMatchObject({ type: 'VECTOR', state: 'ONLINE', dimensions: TEST_DIMENSIONS });
     const filters = store.vectorStrategy === 'filtered' ? ['partition', 'instance', 'deleted'] : [];
     expect(vector?.['properties']).toEqual(['embedding', ...filters]);
+  });
+
+  it('marks only turns waiting for an embedding, and drops the marks earlier versions left at startup', async () => {
+    const scope = freshScope();
+    const [question, toolsOnly, answer] = await store.appendPath(scope, {
+      parentId: null,
+      messages: [turn('user', 'a question'), turn('assistant', ''), turn('assistant', 'an answer')],
+    });
+    const turnIds = [question!.message.id, toolsOnly!.message.id, answer!.message.id];
+    const marks = async () =>
+      (
+        await runner.read(
+          'UNWIND $ids AS id MATCH (m:Message {id: id}) RETURN m.needs_embedding AS mark',
+          { ids: turnIds },
+        )
+      ).map((row) => row['mark']);
+    expect(await marks()).toEqual([true, null, true]);
+    const embed = (id: string) =>
+      store.setEmbeddings(scope, [{ kind: 'message', id, vector: randomUnitVector() }]);
+    await embed(turnIds[0]!);
+    // Embedded: the mark is gone, not false, so the flag's index holds pending turns only.
+    expect(await marks()).toEqual([null, null, true]);
+    await store.editMessage(scope, turnIds[0]!, edit('a question, edited'));
+    expect(await marks()).toEqual([true, null, true]);
+
+    // A store written by an earlier version set the flag false once a turn was embedded.
+    await embed(turnIds[2]!);
+    await runner.write('MATCH (m:Message {id: $id}) SET m.needs_embedding = false', {
+      id: turnIds[2],
+    });
+    const reopened = await openStore();
+    await reopened.close();
+    expect(await marks()).toEqual([true, null, null]);
+    const left = await runner.read(
+      'MATCH (m:Message) WHERE m.needs_embedding = false RETURN count(m) AS count',
+    );
+    expect(Number(left[0]?.['count'])).toBe(0);
   });
 
   describe('vector search in a small instance beside a big one', () => {

@@ -49,7 +49,7 @@ export async function editMessage(
        SET m.content = $content, m.raw = $raw, m.content_hash = $contentHash,
            m.token_count = $tokenCount, m.branch_tokens = m.branch_tokens + $delta,
            m.snippet = $snippet, m.edited = true, m.edit_history = $history,
-           m.embedding = null, m.needs_embedding = $content <> ''
+           m.embedding = null, m.needs_embedding = CASE WHEN $content <> '' THEN true END
        RETURN ${projectMessage('m')} AS message`,
       {
         ...params,

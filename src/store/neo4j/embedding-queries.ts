@@ -42,12 +42,12 @@ export async function setEmbeddings(
        UNWIND $messages AS row
        MATCH (m:Message {id: row.id}) WHERE m.partition = $partition AND m.instance = $instance
          AND (row.contentHash IS NULL OR m.content_hash = row.contentHash)
-       SET m.embedding = row.vector, m.needs_embedding = false
+       SET m.embedding = row.vector REMOVE m.needs_embedding
      }
      CALL () {
        UNWIND $toolCalls AS row
        MATCH (t:ToolCall {id: row.id}) WHERE t.partition = $partition AND t.instance = $instance
-       SET t.embedding = row.vector, t.needs_embedding = false
+       SET t.embedding = row.vector REMOVE t.needs_embedding
      }
      CALL () {
        UNWIND $synapses AS row
@@ -125,10 +125,34 @@ export async function pendingEmbeddings(
   return pending;
 }
 
+/**
+ * Removes the `needs_embedding = false` marks stores of earlier versions left on embedded nodes,
+ * batch by batch (the flag is now true or absent): each kept an entry in the flag's index. One
+ * index seek that finds nothing once done.
+ */
+export async function dropEmbeddedMarks(runner: Neo4jRunner): Promise<number> {
+  let dropped = 0;
+  for (const label of ['Message', 'ToolCall'] as const) {
+    for (;;) {
+      const rows = await runner.write(
+        `MATCH (n:${label}) WHERE n.needs_embedding = false
+         WITH n LIMIT $batch
+         REMOVE n.needs_embedding
+         RETURN count(n) AS dropped`,
+        { batch: integerParam(CLEAR_BATCH) },
+      );
+      const count = toNumber(rows[0]?.['dropped']) ?? 0;
+      dropped += count;
+      if (count < CLEAR_BATCH) break;
+    }
+  }
+  return dropped;
+}
+
 /** Removes every embedding in every scope, batch by batch, and marks the nodes pending again. */
 export async function clearEmbeddings(runner: Neo4jRunner): Promise<void> {
   for (const label of ['Message', 'ToolCall'] as const) {
-    const pendingAgain = label === 'Message' ? "n.content <> ''" : 'true';
+    const pendingAgain = label === 'Message' ? "CASE WHEN n.content <> '' THEN true END" : 'true';
     for (;;) {
       const rows = await runner.write(
         `MATCH (n:${label}) WHERE n.embedding IS NOT NULL

@@ -205,7 +205,7 @@ function messageProperties(record: MessageRecord): Row {
   const properties: Row = {
     ...toMessageProperties(fromMessageRecord(record)),
     embedding: record.embedding,
-    needs_embedding: record.embedding === null && record.content !== '',
+    needs_embedding: record.embedding === null && record.content !== '' ? true : null,
   };
   if (record.deleted_with_instance) properties['deleted_with_instance'] = true;
   return properties;
@@ -314,7 +314,7 @@ async function importToolCalls(
     fresh.push({
       ...toToolCallProperties(fromToolCallRecord(record)),
       embedding: record.embedding,
-      needs_embedding: record.embedding === null,
+      needs_embedding: record.embedding === null ? true : null,
     });
     count(state, true);
   }

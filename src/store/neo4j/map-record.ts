@@ -124,8 +124,10 @@ export function toMessageProperties(message: StoredMessage): Record<string, unkn
     chunk_index: message.chunkIndex === null ? null : int(message.chunkIndex),
     chunk_parent_id: message.chunkParentId,
     // Indexed flag instead of `embedding IS NULL`, so the embedding sweep needs no label scan;
-    // a turn without text (an assistant turn that only calls tools) has nothing to embed.
-    needs_embedding: message.content !== '',
+    // a turn without text (an assistant turn that only calls tools) has nothing to embed. True or
+    // absent, never false: embedded turns leave the index instead of piling up under `false`,
+    // which grew its file by ~4.6 KB a turn in a bulk load (bench/NOTES.md).
+    needs_embedding: message.content !== '' ? true : null,
   };
 }
 

@@ -29,6 +29,7 @@ import { continueLatest } from './continue-latest';
 import { getChunks, setChunks } from './chunk-queries';
 import {
   clearEmbeddings,
+  dropEmbeddedMarks,
   getEmbeddings,
   pendingEmbeddings,
   setEmbeddings,
@@ -149,6 +150,7 @@ export class Neo4jStore implements MemoryStore {
     this.fullPrecision = detected.fullPrecision;
     this.dimensions = options.embeddingDimensions;
     await ensureIdempotencySchema(this.runner);
+    await dropEmbeddedMarks(this.runner);
   }
 
   async close(): Promise<void> {
