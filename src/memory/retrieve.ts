@@ -29,6 +29,8 @@ const VECTOR_SCORE_FULL = 0.3;
  * 18% at half weight, lexical questions 98% and 97%).
  */
 const FULLTEXT_WEIGHT = 0.5;
+/** A turn found only through the graph scores at most this share of its best seed's score. */
+const BELOW_SEED = 0.999;
 /** Largest share recency may add to a fused score: enough to break ties, never to reorder hits. */
 const RECENCY_WEIGHT = 0.0005;
 
@@ -163,6 +165,8 @@ export async function fuseCandidates(
   const loaded = new Map(candidates.loaded);
   const fused = fuseSearchHits(candidates, loaded, excluded);
   const seeds = seedsOf(fused);
+  /** The seeds each graph neighbour was reached from, by its turn's id. */
+  const reachedFrom = new Map<string, string[]>();
   if (seeds.length > 0) {
     const expansion = await expand(seeds);
     for (const [id, turn] of expansion.loaded) loaded.set(id, turn);
@@ -170,22 +174,34 @@ export async function fuseCandidates(
       .sort((a, b) => b.score - a.score)
       .map((neighbour) => ({ id: neighbour.id, weight: GRAPH_WEIGHT * Math.max(0, Math.min(1, neighbour.score)) }));
     addRanked(fused, loaded, excluded, neighbourList, 'graph');
+    for (const neighbour of expansion.neighbours) {
+      const id = loaded.get(neighbour.id)?.turn.id ?? neighbour.id;
+      reachedFrom.set(id, [...(reachedFrom.get(id) ?? []), neighbour.fromId]);
+    }
   }
 
   const turns = new Map([...loaded.values()].map((hit) => [hit.turn.id, hit.turn]));
   const maxSeq = Math.max(1, ...[...turns.values()].map((turn) => turn.seq));
-  return [...fused.entries()]
-    .map(([id, entry]) => {
-      const message = turns.get(id)!;
-      return {
-        message,
-        score: entry.score + (RECENCY_WEIGHT * message.seq) / maxSeq,
-        sources: [...entry.sources],
-        ...(entry.chunk ? { chunk: entry.chunk } : {}),
-      };
-    })
-    .sort((a, b) => b.score - a.score)
-    .slice(0, input.limit);
+  const ranked = [...fused.entries()].map(([id, entry]) => {
+    const message = turns.get(id)!;
+    return {
+      message,
+      score: entry.score + (RECENCY_WEIGHT * message.seq) / maxSeq,
+      sources: [...entry.sources],
+      ...(entry.chunk ? { chunk: entry.chunk } : {}),
+    };
+  });
+  // A turn found only through the graph is there for the hit that led to it, and ranks after
+  // it: the first place of the graph list weighs what a full-text first place does, and recency
+  // gave a question's answer the place of the question that matched.
+  const scoreOf = new Map(ranked.map((hit) => [hit.message.id, hit.score]));
+  for (const hit of ranked) {
+    if (hit.sources.length !== 1 || hit.sources[0] !== 'graph') continue;
+    const seedScores = (reachedFrom.get(hit.message.id) ?? []).map((id) => scoreOf.get(id) ?? 0);
+    const best = Math.max(0, ...seedScores);
+    if (best > 0) hit.score = Math.min(hit.score, best * BELOW_SEED);
+  }
+  return ranked.sort((a, b) => b.score - a.score).slice(0, input.limit);
 }
 
 /** The vector and full-text lists fused by reciprocal rank, leaving out what `excluded` names and deleted turns. */
