@@ -1,4 +1,3 @@
-import { STOP_WORDS } from '../embeddings/stop-words';
 import type { MemoryStore, VectorHit } from '../store/memory-store';
 import type { Neighbour, Scope, StoredMessage } from '../store/types';
 
@@ -31,11 +30,14 @@ const VECTOR_SCORE_FULL = 0.3;
 const FULLTEXT_WEIGHT = 0.5;
 /** A turn found only through the graph scores at most this share of its best seed's score. */
 const BELOW_SEED = 0.999;
-/** Largest share recency may add to a fused score: enough to break ties, never to reorder hits. */
-const RECENCY_WEIGHT = 0.0005;
+/**
+ * Largest share recency may add to a fused score: enough to break ties, never to reorder hits.
+ * Neighbouring places of one list differ by at least w / (RRF_K + r)^2, 1.9e-5 for a full-text
+ * hit at place 100; 0.0005 was more than that near the top, and put a newer turn above an older
+ * one the search had ranked first.
+ */
+const RECENCY_WEIGHT = 0.000001;
 
-/** Words as both stores' full-text queries take them: letters and digits of any script. */
-const WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 
 /** Why a hit was retrieved. */
 export type MatchSource = 'vector' | 'fulltext' | 'graph';
@@ -109,7 +111,7 @@ export async function searchCandidates(input: Omit<RetrieveInput, 'exclude'>): P
   const k = Math.max(PER_RETRIEVER, Math.ceil(input.limit / 2));
   const [vectorHits, textHits] = await Promise.all([
     input.vector ? store.vectorSearch(scope, input.vector, { k, withMessages: true }) : Promise.resolve([]),
-    input.text.trim() ? store.fullTextSearch(scope, keywordsOf(input.text), { k, withMessages: true, fresh: input.fresh !== false }) : Promise.resolve([]),
+    input.text.trim() ? store.fullTextSearch(scope, input.text, { k, withMessages: true, fresh: input.fresh !== false }) : Promise.resolve([]),
   ]);
   const vectorMatches = vectorHits.filter((hit) => hit.kind === 'message' && hit.score > VECTOR_SCORE_FLOOR);
   const vectorList = vectorMatches.map((hit) => ({
@@ -239,17 +241,6 @@ function seedsOf(fused: Fused): string[] {
   return [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, EXPAND_FROM).map(([id]) => id);
 }
 
-/**
- * The words of a query worth a full-text search: function words ("can", "you", "the") match
- * most turns of a long conversation and barely move BM25's ranking, yet every turn they match
- * is scored (at 10^5 turns a question's search took 19 ms with them, 7 ms without). A text of
- * function words only is searched as it is.
- */
-export function keywordsOf(text: string): string {
-  const words = text.match(WORD) ?? [];
-  const keywords = words.filter((word) => !STOP_WORDS.has(word.toLowerCase()));
-  return keywords.length > 0 ? keywords.join(' ') : text;
-}
 
 /** Loads the hits the search did not bring with it, resolving chunks to their parent turn. */
 async function loadTurns(store: MemoryStore, scope: Scope, hits: { id: string; message?: StoredMessage }[]): Promise<Map<string, LoadedTurn>> {

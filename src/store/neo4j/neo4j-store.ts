@@ -1,5 +1,6 @@
 import type { Neo4jConfig } from '../../config/load-config';
 import { idFactory } from '../../ids';
+import { keywordsOf } from '../../text/keywords';
 import type {
   ListMessagesOptions,
   MemoryStore,
@@ -338,7 +339,7 @@ export class Neo4jStore implements MemoryStore {
   ): Promise<ScoredId[]> {
     if (options.k <= 0) return [];
     return fullTextSearch(this.at(scope), {
-      text,
+      text: keywordsOf(text),
       k: options.k,
       withMessages: options.withMessages === true,
       fresh: options.fresh !== false,
