@@ -38,7 +38,6 @@ const BELOW_SEED = 0.999;
  */
 const RECENCY_WEIGHT = 0.000001;
 
-
 /** Why a hit was retrieved. */
 export type MatchSource = 'vector' | 'fulltext' | 'graph';
 
@@ -178,7 +177,9 @@ export async function fuseCandidates(
     addRanked(fused, loaded, excluded, neighbourList, 'graph');
     for (const neighbour of expansion.neighbours) {
       const id = loaded.get(neighbour.id)?.turn.id ?? neighbour.id;
-      reachedFrom.set(id, [...(reachedFrom.get(id) ?? []), neighbour.fromId]);
+      const from = reachedFrom.get(id) ?? [];
+      from.push(neighbour.fromId);
+      reachedFrom.set(id, from);
     }
   }
 
@@ -194,8 +195,8 @@ export async function fuseCandidates(
     };
   });
   // A turn found only through the graph is there for the hit that led to it, and ranks after
-  // it: the first place of the graph list weighs what a full-text first place does, and recency
-  // gave a question's answer the place of the question that matched.
+  // it: the first place of the graph list weighs what a full-text first place does, so a
+  // question found by full text alone tied with its answer, and the newer answer came first.
   const scoreOf = new Map(ranked.map((hit) => [hit.message.id, hit.score]));
   for (const hit of ranked) {
     if (hit.sources.length !== 1 || hit.sources[0] !== 'graph') continue;
@@ -240,7 +241,6 @@ function addRanked(
 function seedsOf(fused: Fused): string[] {
   return [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, EXPAND_FROM).map(([id]) => id);
 }
-
 
 /** Loads the hits the search did not bring with it, resolving chunks to their parent turn. */
 async function loadTurns(store: MemoryStore, scope: Scope, hits: { id: string; message?: StoredMessage }[]): Promise<Map<string, LoadedTurn>> {

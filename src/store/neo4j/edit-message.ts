@@ -20,7 +20,7 @@ WITH collect(chunk) AS chunks
 FOREACH (chunk IN chunks | DETACH DELETE chunk)
 RETURN size(chunks) AS count`;
 
-// The instance is locked by then: the epoch moves on before a summary write waiting for the lock reads it.
+// Run under the instance lock: a summary write waiting for the lock reads the epoch moved on.
 const DROP_SUMMARIES = `
 MATCH (i:Instance {partition: $partition, instance: $instance})
 SET i.summary_epoch = coalesce(i.summary_epoch, 0) + 1
