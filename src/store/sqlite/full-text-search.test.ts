@@ -61,6 +61,17 @@ describe('full-text search on a large store', () => {
     expect(hits.every((hit) => recent.has(hit.id))).toBe(true);
   });
 
+  it('treats words as everyday as soon as turns stored since their last search made them so', async () => {
+    const { store } = await storeWith(Array.from({ length: 10 }, (_, index) => `weather today ${index}`));
+    expect(await store.fullTextSearch(scope, 'weather today', { k: 5 })).toHaveLength(5);
+    // An import makes both words everyday moments later, in longer turns than the first ten.
+    const { ids } = await storeWith(Array.from({ length: 3_000 }, (_, index) => `the weather today is fine number ${index}`));
+    const hits = await store.fullTextSearch(scope, 'weather today', { k: 5 });
+    expect(hits).toHaveLength(5);
+    const recent = new Set(ids.slice(-150));
+    expect(hits.every((hit) => recent.has(hit.id))).toBe(true);
+  });
+
   it('ranks within the instance, so a word common elsewhere in the store still counts as rare in it', async () => {
     const other: Scope = { partition: 'p', instance: 'busy' };
     await storeWith(Array.from({ length: 1_500 }, (_, index) => `zebra notes ${index}`), other);

@@ -21,7 +21,11 @@ const RANKED_TERMS = 6;
  * match is the instance's anyway).
  */
 const LARGE_INSTANCE = 20_000;
-/** Match counts of terms are remembered this long: they change slowly, and counting costs. */
+/**
+ * Match counts of terms are remembered this long at most: counting costs, and a count only
+ * grows by the rows stored after it (each is counted again once those could have made it
+ * everyday); shrinking by deletes or growing by edits in place waits for this.
+ */
 const COUNT_TTL_MS = 300_000;
 const COUNT_CACHE_SIZE = 50_000;
 
@@ -46,7 +50,8 @@ const COUNT_CACHE_SIZE = 50_000;
  */
 export class FullTextSearch {
   private readonly statements;
-  private counts = new Map<string, number>();
+  /** Each counted query's matches (capped at SELECTIVE_DOCS), and the store's last pk when counted. */
+  private counts = new Map<string, { docs: number; atPk: number }>();
   private countsSince = Date.now();
 
   constructor(db: Database.Database) {
@@ -88,13 +93,14 @@ export class FullTextSearch {
   search(scope: Scope, text: string, k: number): ScoredId[] {
     const terms = ftsTerms(text);
     if (terms.length === 0 || k <= 0) return [];
-    const confined = this.confinedByWord(scope);
+    const lastPk = this.statements.lastPk.get() ?? 0;
+    const confined = this.confinedByWord(scope, lastPk);
     const inScope = confined ? `scope : ${quoteTerm(scopeToken(scope))} AND content : ` : 'content : ';
     const orQuery = (entries: { term: string }[]) => `${inScope}(${entries.map((entry) => quoteTerm(entry.term)).join(' OR ')})`;
     // Without the scope word the instance holds at least half the matches: four times k
     // candidates leave k of its own.
     const params = { ...scopeParams(scope), k, candidates: Math.max(100, 4 * k) };
-    const countedIn = (prefix: string) => terms.map((term) => ({ term, docs: this.documentsWith(prefix, term) }));
+    const countedIn = (prefix: string) => terms.map((term) => ({ term, docs: this.documentsWith(prefix, term, lastPk) }));
     if (confined) {
       // A scope's matches of a word are some of the store's, so a word rare in the whole store
       // is rare in the scope: when the text has such words, they are ranked without counting
@@ -135,27 +141,34 @@ export class FullTextSearch {
   }
 
   /** Whether queries of a scope AND its scope word (see LARGE_INSTANCE). */
-  private confinedByWord(scope: Scope): boolean {
+  private confinedByWord(scope: Scope, lastPk: number): boolean {
     const share = this.statements.instanceShare.get(scopeParams(scope));
     // Alone in the store, the scope word cost 0.5 ms of a 1.0 ms search at 10^4 turns.
     if (!share?.others) return false;
     const turns = share.turns ?? 0;
     if (turns < LARGE_INSTANCE) return true;
-    return turns * 2 < (this.statements.lastPk.get() ?? 0);
+    return turns * 2 < lastPk;
   }
 
-  /** Turns of the scope (`inScope` prefixes the query) containing a term, counted up to SELECTIVE_DOCS. */
-  private documentsWith(inScope: string, term: string): number {
+  /**
+   * Turns of the scope (`inScope` prefixes the query) containing a term, counted up to
+   * SELECTIVE_DOCS. A remembered count below that is kept only while the rows stored since
+   * (`lastPk` is the store's newest) could not have taken it there: a bulk import into a small
+   * store made its words everyday within seconds, and their old counts sent them to bm25() as
+   * rare ones, which ranks every match (2.4x the context build's median after one, bench/NOTES.md).
+   */
+  private documentsWith(inScope: string, term: string, lastPk: number): number {
     if (Date.now() - this.countsSince > COUNT_TTL_MS || this.counts.size >= COUNT_CACHE_SIZE) {
       this.counts = new Map();
       this.countsSince = Date.now();
     }
     const query = `${inScope}${quoteTerm(term)}`;
-    let docs = this.counts.get(query);
-    if (docs === undefined) {
-      docs = this.statements.termDocs.get({ term: query, cap: SELECTIVE_DOCS }) ?? 0;
-      this.counts.set(query, docs);
-    }
+    const known = this.counts.get(query);
+    // A newest pk below the one counted at: the newest rows were purged, and pks are reused.
+    const grown = known && lastPk >= known.atPk ? lastPk - known.atPk : Infinity;
+    if (known && (known.docs >= SELECTIVE_DOCS || known.docs + grown < SELECTIVE_DOCS)) return known.docs;
+    const docs = this.statements.termDocs.get({ term: query, cap: SELECTIVE_DOCS }) ?? 0;
+    this.counts.set(query, { docs, atPk: lastPk });
     return docs;
   }
 }
