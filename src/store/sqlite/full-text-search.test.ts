@@ -61,7 +61,11 @@ describe('full-text search on a large store', () => {
     expect(hits.every((hit) => recent.has(hit.id))).toBe(true);
   });
 
-  it('treats words as everyday as soon as turns stored since their last search made them so', async () => {
+  it.each([
+    ['alone in the store', false],
+    ['beside another instance', true],
+  ])('treats words as everyday as soon as turns stored since their last search made them so (%s)', async (_, beside) => {
+    if (beside) await storeWith(['nothing to see here'], { partition: 'p', instance: 'other' });
     const { store } = await storeWith(Array.from({ length: 10 }, (_, index) => `weather today ${index}`));
     expect(await store.fullTextSearch(scope, 'weather today', { k: 5 })).toHaveLength(5);
     // An import makes both words everyday moments later, in longer turns than the first ten.
@@ -84,8 +88,8 @@ describe('full-text search on a large store', () => {
   it('finds an instance its own turns whether it is alone in the store or beside a busier one', async () => {
     const { store: alone, ids } = await storeWith(['a zebra crossed the road', 'nothing to see here', 'a zebra again']);
     expect((await alone.fullTextSearch(scope, 'zebra road', { k: 5 })).map((hit) => hit.id)).toEqual([ids[0]!, ids[2]!]);
-    // Another instance arrives whose turns make "zebra" an everyday word of the store (and the
-    // store is opened again, as by a restart: word counts are remembered for a while).
+    // Another instance arrives whose turns make "zebra" an everyday word of the store, and the
+    // store is opened again, as by a restart.
     const busy: Scope = { partition: 'p', instance: 'busy' };
     await storeWith(Array.from({ length: 1_500 }, (_, index) => `zebra notes ${index}`), busy);
     const beside = await reopen();
