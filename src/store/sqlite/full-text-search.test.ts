@@ -41,6 +41,18 @@ async function storeWith(contents: string[], target: Scope = scope): Promise<{ s
   return { store: opened, ids: appended.map((entry) => entry.message.id) };
 }
 
+/**
+ * Stores 3,000 turns (in the test's store, if open) that all hold "weather today", and checks
+ * that a search for those words returns 5 of the newest 150 instead of ranking every match.
+ */
+async function expectEverydayWordsRankedByRecency(): Promise<void> {
+  const { store, ids } = await storeWith(Array.from({ length: 3_000 }, (_, index) => `the weather today is fine number ${index}`));
+  const hits = await store.fullTextSearch(scope, 'weather today', { k: 5 });
+  expect(hits).toHaveLength(5);
+  const recent = new Set(ids.slice(-150));
+  expect(hits.every((hit) => recent.has(hit.id))).toBe(true);
+}
+
 describe('full-text search on a large store', () => {
   it('ranks by the rare words of a query even when its everyday words match thousands of turns', async () => {
     const contents = Array.from({ length: 2_500 }, (_, index) => `the weather today is fine number ${index}`);
@@ -53,12 +65,7 @@ describe('full-text search on a large store', () => {
   });
 
   it('ranks a query of everyday words only among their most recent matches', async () => {
-    const contents = Array.from({ length: 3_000 }, (_, index) => `the weather today is fine number ${index}`);
-    const { store, ids } = await storeWith(contents);
-    const hits = await store.fullTextSearch(scope, 'weather today', { k: 5 });
-    expect(hits).toHaveLength(5);
-    const recent = new Set(ids.slice(-150));
-    expect(hits.every((hit) => recent.has(hit.id))).toBe(true);
+    await expectEverydayWordsRankedByRecency();
   });
 
   it.each([
@@ -69,11 +76,7 @@ describe('full-text search on a large store', () => {
     const { store } = await storeWith(Array.from({ length: 10 }, (_, index) => `weather today ${index}`));
     expect(await store.fullTextSearch(scope, 'weather today', { k: 5 })).toHaveLength(5);
     // An import makes both words everyday moments later, in longer turns than the first ten.
-    const { ids } = await storeWith(Array.from({ length: 3_000 }, (_, index) => `the weather today is fine number ${index}`));
-    const hits = await store.fullTextSearch(scope, 'weather today', { k: 5 });
-    expect(hits).toHaveLength(5);
-    const recent = new Set(ids.slice(-150));
-    expect(hits.every((hit) => recent.has(hit.id))).toBe(true);
+    await expectEverydayWordsRankedByRecency();
   });
 
   it('ranks within the instance, so a word common elsewhere in the store still counts as rare in it', async () => {
