@@ -13,14 +13,13 @@ import { IDS, IN_SCOPE, type ByIdParams, type ByIdsParams, type ScopeParams } fr
  */
 export const DELETED_WITH_INSTANCE = 2;
 
-// Soft deletion of whole instances. Created here, idempotently, rather than in schema.ts: only
-// the management statements read it and older databases gain it on first use.
-const INSTANCE_STATES = `CREATE TABLE IF NOT EXISTS instance_states (
+/** Soft deletion of whole instances, created by the schema migration (schema.ts). */
+export const INSTANCE_STATES_SCHEMA = `CREATE TABLE IF NOT EXISTS instance_states (
   partition TEXT NOT NULL,
   instance TEXT NOT NULL,
   deleted_at INTEGER,
   PRIMARY KEY (partition, instance)
-) STRICT, WITHOUT ROWID`;
+) STRICT, WITHOUT ROWID;`;
 
 /** A messages row with its embedding, as exports and forks read it. */
 export type MessageRowWithVector = MessageRow & { embedding: Uint8Array | null };
@@ -45,11 +44,10 @@ export type AdminStatements = ReturnType<typeof prepare>;
 
 const cache = new WeakMap<Database.Database, AdminStatements>();
 
-/** The management statements of a connection (creating the instance_states table on first use). */
+/** The management statements of a connection, prepared on first use. */
 export function adminStatements(db: Database.Database): AdminStatements {
   let statements = cache.get(db);
   if (!statements) {
-    db.exec(INSTANCE_STATES);
     statements = prepare(db);
     cache.set(db, statements);
   }

@@ -2,9 +2,8 @@ import type Database from 'better-sqlite3';
 import type { IdempotentEntry, Scope } from '../types';
 import { scopeParams } from './scope-sql';
 
-// Created apart from the versioned schema: an idempotent CREATE that a file written by an
-// older proxy gains on its next start, without a migration step.
-const CREATE = `
+/** The table of stored answers, created by the schema migration (schema.ts). */
+export const IDEMPOTENCY_SCHEMA = `
 CREATE TABLE IF NOT EXISTS idempotency_keys (
   partition TEXT NOT NULL,
   instance TEXT NOT NULL,
@@ -23,9 +22,8 @@ export interface IdempotencyTable {
   put(scope: Scope, entry: IdempotentEntry, now: number): void;
 }
 
-/** Creates the idempotency table when missing and prepares its statements. */
+/** Prepares the statements of the idempotency table. */
 export function openIdempotencyTable(db: Database.Database): IdempotencyTable {
-  db.exec(CREATE);
   const select = db.prepare<
     { partition: string; instance: string; key: string; now: number },
     { key: string; response: string; createdAt: number; expiresAt: number }

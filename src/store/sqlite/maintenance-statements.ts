@@ -2,9 +2,8 @@ import type Database from 'better-sqlite3';
 import { MESSAGE_COLUMNS, type MessageRow } from './message-row';
 import { IDS, IN_SCOPE, type ByIdParams, type ScopeParams } from './scope-sql';
 
-// Tables of the background jobs. Created here, idempotently, on first use (as instance_states
-// is): only these statements read them, and older databases gain them without a migration.
-const MAINTENANCE_SCHEMA = `
+/** Tables of the background jobs, created by the schema migration (schema.ts). */
+export const MAINTENANCE_SCHEMA = `
 CREATE TABLE IF NOT EXISTS topics (
   id TEXT PRIMARY KEY,
   partition TEXT NOT NULL,
@@ -116,16 +115,10 @@ export type MaintenanceStatements = ReturnType<typeof prepare>;
 
 const cache = new WeakMap<Database.Database, MaintenanceStatements>();
 
-/** The job statements of a connection (creating their tables on first use). */
+/** The job statements of a connection, prepared on first use. */
 export function maintenanceStatements(db: Database.Database): MaintenanceStatements {
   let statements = cache.get(db);
   if (!statements) {
-    db.exec(MAINTENANCE_SCHEMA);
-    // Topics tables made before summaries remembered their quotes lack the column.
-    const columns = db.pragma('table_info(topics)') as { name: string }[];
-    if (!columns.some((column) => column.name === 'highlight_ids')) {
-      db.exec(`ALTER TABLE topics ADD COLUMN highlight_ids TEXT NOT NULL DEFAULT '[]'`);
-    }
     statements = prepare(db);
     cache.set(db, statements);
   }

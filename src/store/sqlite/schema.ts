@@ -1,4 +1,7 @@
 import type Database from 'better-sqlite3';
+import { INSTANCE_STATES_SCHEMA } from './admin-statements';
+import { IDEMPOTENCY_SCHEMA } from './idempotency-table';
+import { MAINTENANCE_SCHEMA } from './maintenance-statements';
 
 /**
  * The schema version this code writes, kept in `PRAGMA user_version`. 2 added the named
@@ -6,9 +9,12 @@ import type Database from 'better-sqlite3';
  * 3 gave the full-text index each turn's scope (see SCOPE_TOKEN); upgrading rebuilds it.
  * 4 added messages_scope_pk and messages_scope_pending; 5 made the first partial, as
  * messages_scope_embedded, since the planner read whole instances through it (the DDL creates
- * both on upgrade). 6 added summary_epochs.
+ * both on upgrade). 6 added summary_epochs. 7 creates the idempotency, instance-state and
+ * background-job tables here; they used to be created by each connection on first use, and
+ * DDL one process runs while another loads the schema fails the other's full-text table
+ * ("vtable constructor failed"), so no DDL may run outside a migration.
  */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /**
  * The word the full-text index stores in the `scope` column of each turn: the hex of its
@@ -229,6 +235,14 @@ export function migrateSchema(db: Database.Database): void {
     if (version < 3) db.exec(DROP_UNSCOPED_FULL_TEXT);
     db.exec('DROP INDEX IF EXISTS messages_scope_pk');
     db.exec(SCHEMA);
+    db.exec(INSTANCE_STATES_SCHEMA);
+    db.exec(IDEMPOTENCY_SCHEMA);
+    db.exec(MAINTENANCE_SCHEMA);
+    // Topics tables made before summaries remembered their quotes lack the column.
+    const topicColumns = db.pragma('table_info(topics)') as { name: string }[];
+    if (!topicColumns.some((column) => column.name === 'highlight_ids')) {
+      db.exec(`ALTER TABLE topics ADD COLUMN highlight_ids TEXT NOT NULL DEFAULT '[]'`);
+    }
     // Turns stored before version 3 go into the rebuilt full-text index (none in a new file).
     if (version < 3) db.exec(INDEX_STORED_TURNS);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);

@@ -107,6 +107,22 @@ describe('SqliteStore', () => {
     );
   });
 
+  // DDL one process runs while another loads the schema fails the other's full-text table
+  // ("vtable constructor failed"): CLI commands started side by side on one store did.
+  it('changes no schema once open: management and job reads create nothing on first use', async () => {
+    const dataDir = tempDir();
+    const store = await openStore(dataDir);
+    const other = new Database(path.join(dataDir, 'memory.sqlite'));
+    const schemaVersion = () => other.pragma('schema_version', { simple: true });
+    const opened = schemaVersion();
+    await store.listInstances();
+    await store.stats({ since: 0 });
+    await store.listTopics(scope);
+    await store.getJobCursor(scope, 'topics');
+    expect(schemaVersion()).toBe(opened);
+    other.close();
+  });
+
   it('gains the summary epochs when it opens a store of schema 5, and keeps its summaries', async () => {
     const dataDir = tempDir();
     const before = await openStore(dataDir);
