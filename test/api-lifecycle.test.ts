@@ -239,7 +239,7 @@ for (const factory of storeFactories()) {
       expect(JSON.parse(exported[0]!)).toMatchObject({
         type: 'header',
         format: 'memory-proxy-graph',
-        version: 2,
+        version: 3,
       });
       const types = new Set(exported.slice(1).map((line) => JSON.parse(line).type));
       expect(types).toEqual(

@@ -9,7 +9,7 @@ import {
 } from '../store/graph-record';
 import type { ExportFilter, ImportResult } from '../store/management-types';
 import type { MemoryStore } from '../store/memory-store';
-import { parseRecordLine } from './validate-record';
+import { formatRecordLine, parseRecordLine } from './validate-record';
 
 /** Records stored per transaction: big enough to be quick, small enough to keep memory flat. */
 const IMPORT_BATCH = 500;
@@ -50,12 +50,12 @@ export async function* exportJsonLines(
     embedding_model:
       options.embeddings === false ? null : await store.getMeta(EMBEDDING_MODEL_META_KEY),
   };
-  yield `${JSON.stringify(header)}\n`;
+  yield `${formatRecordLine(header)}\n`;
   let records = 0;
   const filters = options.partitions?.map((partition) => ({ ...options, partition })) ?? [options];
   for (const filter of filters) {
     for await (const record of store.exportRecords(filter)) {
-      yield `${JSON.stringify(record)}\n`;
+      yield `${formatRecordLine(record)}\n`;
       records += 1;
       if (records % IMPORT_BATCH === 0) options.onProgress?.({ records });
     }

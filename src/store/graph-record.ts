@@ -3,10 +3,13 @@ import type { Scope, StoredMessage, StoredToolCall, TurnRole } from './types';
 
 /** Format name and version of an export's first line, so an import knows what it reads. */
 export const EXPORT_FORMAT = 'memory-proxy-graph';
-/** Version 2 added topics, their BELONGS_TO links, period summaries and the jobs' cursors. */
-export const EXPORT_VERSION = 2;
-/** Versions an import reads: a version 1 file simply has no job records. */
-export const READABLE_VERSIONS = [1, 2] as const;
+/**
+ * Version 2 added topics, their BELONGS_TO links, period summaries and the jobs' cursors;
+ * version 3 writes Float32 vectors as base64 (validate-record.ts, formatRecordLine).
+ */
+export const EXPORT_VERSION = 3;
+/** Versions an import reads: a version 1 file simply has no job records, and only version 3 has base64 vectors. */
+export const READABLE_VERSIONS = [1, 2, 3] as const;
 
 /** The first line of an export. */
 export interface HeaderRecord {

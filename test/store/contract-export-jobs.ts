@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { RecordImportError } from '../../src/errors';
-import { importJsonLines } from '../../src/memory/export-import';
+import { exportJsonLines, importJsonLines } from '../../src/memory/export-import';
 import { clusterTopics } from '../../src/memory/maintenance/cluster-topics';
 import { summarizePeriods } from '../../src/memory/maintenance/summarize-periods';
 import {
@@ -197,6 +197,38 @@ export function describeJobExportContract(getStore: StoreGetter): void {
       expect(await exportedLines(store, scope)).toEqual(
         records.map((record) => JSON.stringify(record)).sort(),
       );
+    });
+
+    it('writes Float32 vectors as base64 and imports them, and the numbers of a version 2 file, as the same vectors', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      await seedTwoSubjects(store, scope);
+      const records = await exportAll(store, scope);
+      const ids = records.flatMap((record) => (record.type === 'Message' ? [record.id] : []));
+      const stored = await store.getEmbeddings(scope, ids);
+      expect(stored.size).toBe(6);
+      const lines: string[] = [];
+      for await (const line of exportJsonLines(store, scope)) lines.push(line);
+      expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'header', version: 3 });
+      const written = lines
+        .map((line) => JSON.parse(line))
+        .filter((record) => record.type === 'Message')
+        .map((record) => record.embedding);
+      // The embedded store keeps Float32 values: its file holds base64. A store that keeps
+      // wider numbers writes them as they are.
+      const float32 = [...stored.values()].every((vector) => vector.every((value) => Math.fround(value) === value));
+      expect(written.every((vector) => typeof vector === (float32 ? 'string' : 'object'))).toBe(true);
+      if (float32) {
+        const [first] = written as string[];
+        expect(first!.length).toBeLessThan(JSON.stringify(stored.get(ids[0]!)).length / 2);
+      }
+
+      for (const file of [lines, jsonLines(records, 2)]) {
+        await store.purgeInstance(scope);
+        const imported = await importJsonLines(store, Readable.from(file));
+        expect(imported.created).toBe(records.length);
+        expect(await store.getEmbeddings(scope, ids)).toEqual(stored);
+      }
     });
 
     it('imports a version 1 file, from before topics were exported: the jobs start over there', async () => {

@@ -243,7 +243,7 @@ export const OPENAPI_DOCUMENT = {
         responses: {
           '200': {
             description:
-              'A header line (format version 2), then one node or relationship per line with a type field: Instance (with the cursors of the topic and period jobs), Message, ToolCall, CoreMemory, Summary, Topic, PeriodSummary, then REPLIES_TO, RESPONDED_WITH, SYNAPSE, BELONGS_TO, CHUNK_OF, CALLED_BY.',
+              'A header line (format version 3), then one node or relationship per line with a type field: Instance (with the cursors of the topic and period jobs), Message, ToolCall, CoreMemory, Summary, Topic, PeriodSummary, then REPLIES_TO, RESPONDED_WITH, SYNAPSE, BELONGS_TO, CHUNK_OF, CALLED_BY. A vector of Float32 values is the base64 of its little-endian Float32 bytes, any other a list of numbers.',
             content: { 'application/x-ndjson': { schema: { type: 'string' } } },
           },
           ...ERRORS,

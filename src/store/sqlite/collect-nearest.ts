@@ -1,5 +1,5 @@
 import type { TopK } from './top-k';
-import { decodeVector } from './vector-codec';
+import { decodeVector } from '../vector-codec';
 
 /** A stored vector as the raw vector statements return it: the id and its Float32 BLOB. */
 export type VectorRow = [id: string, blob: Uint8Array];

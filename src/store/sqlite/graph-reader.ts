@@ -13,7 +13,7 @@ import type { SqliteMaintenance } from './maintenance-records';
 import { toStoredMessage, toStoredToolCall } from './message-row';
 import { scopeParams } from './scope-sql';
 import type { Statements } from './statements';
-import { decodeVector } from './vector-codec';
+import { decodeVector } from '../vector-codec';
 
 /** Period summaries an export reads per granularity: more than any instance holds. */
 const ALL_PERIODS = Number.MAX_SAFE_INTEGER;

@@ -13,7 +13,7 @@ import { adminStatements, DELETED_WITH_INSTANCE, type AdminStatements } from './
 import { JobRecordImporter } from './import-job-records';
 import { IN_SCOPE, scopeParams, type ScopeParams } from './scope-sql';
 import type { Statements } from './statements';
-import { encodeVector } from './vector-codec';
+import { encodeVector } from '../vector-codec';
 
 type Owner = ScopeParams & {
   isChunk: number;

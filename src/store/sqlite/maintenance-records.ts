@@ -23,7 +23,7 @@ import {
 } from './maintenance-statements';
 import { toStoredMessage } from './message-row';
 import { scopeParams } from './scope-sql';
-import { decodeVector, encodeVector } from './vector-codec';
+import { decodeVector, encodeVector } from '../vector-codec';
 
 /**
  * The background jobs' records in the embedded store: topics and their `BELONGS_TO` rows, period

@@ -41,7 +41,7 @@ import { replaceChunks } from './replace-chunks';
 import { prepareStatements, type Statements } from './statements';
 import { storeToolCalls } from './store-tool-calls';
 import { openIdempotencyTable, type IdempotencyTable } from './idempotency-table';
-import { decodeVector, encodeVector } from './vector-codec';
+import { decodeVector, encodeVector } from '../vector-codec';
 import { exportGraph } from '../export-graph';
 import { forkBranch } from '../fork-branch';
 import type { GraphRecord } from '../graph-record';

@@ -5,7 +5,7 @@ import { CodePool } from './code-pool';
 import { toUnitQuery, cosineToUnit, type UnitQuery } from './collect-nearest';
 import { IvfIndex, type IvfHit, type IvfOptions } from './ivf-index';
 import { scopeParams } from './scope-sql';
-import { decodeVector } from './vector-codec';
+import { decodeVector } from '../vector-codec';
 import { prepareVectorIndexStatements, type VectorIndexStatements } from './vector-index-statements';
 
 /** Options of the cache of in-memory vector indexes. */
