@@ -73,23 +73,59 @@ describe('embedAndLink', () => {
   });
 
   it('reads the tool calls of the turns the caller names, or of every answer when it names none', async () => {
-    const scope = freshScope();
-    const turns = await append(store, scope, null, [
-      turn('user', 'Send the report to Ada.'),
-      turn('assistant', 'Sending it now.'),
-      turn('user', 'And to Grace?'),
-      turn('assistant', 'Sent to Grace too.'),
-    ]);
-    const [call] = await store.addToolCalls(scope, turns[3]!.id, [{ callId: 'call_1', toolName: 'send_email', arguments: '{"to":"grace"}', result: null, tokenCount: 5 }]);
+    const exchange = async () => {
+      const scope = freshScope();
+      const turns = await append(store, scope, null, [
+        turn('user', 'Send the report to Ada.'),
+        turn('assistant', 'Sending it now.'),
+        turn('user', 'And to Grace?'),
+        turn('assistant', 'Sent to Grace too.'),
+      ]);
+      const [call] = await store.addToolCalls(scope, turns[3]!.id, [{ callId: 'call_1', toolName: 'send_email', arguments: '{"to":"grace"}', result: null, tokenCount: 5 }]);
+      return { scope, turns, call: call! };
+    };
     const reads: unknown[] = [];
     const watched = watchStore(store, 'getToolCallsByMessage', ([, id]) => reads.push(id));
 
-    await embedAndLink({ ...writer, store: watched }, { scope, turns, toolCallers: new Set([turns[3]!.id]) });
-    expect(reads).toEqual([turns[3]!.id]);
-    expect((await store.pendingEmbeddings(10_000)).map((item) => item.id)).not.toContain(call!.id);
+    const named = await exchange();
+    await embedAndLink({ ...writer, store: watched }, { scope: named.scope, turns: named.turns, toolCallers: new Set([named.turns[3]!.id]) });
+    expect(reads).toEqual([named.turns[3]!.id]);
+    expect((await store.pendingEmbeddings(10_000)).map((item) => item.id)).not.toContain(named.call.id);
     reads.length = 0;
-    await embedAndLink({ ...writer, store: watched }, { scope, turns });
-    expect(reads).toEqual([turns[1]!.id, turns[3]!.id]);
+    const unnamed = await exchange();
+    await embedAndLink({ ...writer, store: watched }, { scope: unnamed.scope, turns: unnamed.turns });
+    expect(reads).toEqual([unnamed.turns[1]!.id, unnamed.turns[3]!.id]);
+  });
+
+  it('leaves turns whose vectors are stored as they are: a second run, or another process sweeping them, repeats nothing', async () => {
+    const scope = freshScope();
+    const turns = await append(store, scope, null, [
+      turn('user', 'Which harbour did the schooner Albatross leave from?'),
+      turn('assistant', 'The schooner Albatross left from the harbour of Brest.'),
+      turn('user', 'When did the Albatross leave Brest harbour?'),
+    ]);
+    await embedAndLink(writer, { scope, turns: turns.slice(0, 2) });
+    const stored = await store.getEmbeddings(scope, turns.map((each) => each.id));
+    expect(stored.size).toBe(2);
+    const embedded: string[][] = [];
+    const searches: unknown[] = [];
+    const counting = {
+      model: writer.embedder.model,
+      dimensions: writer.embedder.dimensions,
+      embed: (texts: string[]) => (embedded.push(texts), writer.embedder.embed(texts)),
+    };
+    const watched = watchStore(store, 'vectorSearch', (args) => searches.push(args));
+
+    await embedAndLink({ ...writer, embedder: counting, store: watched }, { scope, turns });
+
+    // Only the third turn was embedded and searched for; it is linked to the earlier ones.
+    expect(embedded).toEqual([[turns[2]!.content]]);
+    expect(searches).toHaveLength(1);
+    const after = await store.getEmbeddings(scope, turns.map((each) => each.id));
+    expect(after.get(turns[0]!.id)).toEqual(stored.get(turns[0]!.id));
+    expect(after.size).toBe(3);
+    const links = await store.getSynapses(scope, turns[2]!.id);
+    expect(links.map((link) => link.fromId)).toContain(turns[0]!.id);
   });
 
   it('finishes the turns a crash left without an embedding as the answer\'s own work would: chunks, vectors, links', async () => {

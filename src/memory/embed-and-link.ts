@@ -49,27 +49,29 @@ export interface TurnBatch {
 /**
  * Finishes stored turns: chunks long ones (`CHUNK_OF`), embeds turns, chunks and tool calls,
  * and links each turn by `SYNAPSE` to its parent and to its most similar earlier turns when
- * they score at least the threshold. Safe to run twice on the same turns.
+ * they score at least the threshold. A turn whose vector is stored is left as it is: the one
+ * write that stored it stored its links too, after its chunks and tool calls. So running twice
+ * on the same turns does nothing the second time, which is what happens when the proxy
+ * processes sharing a store sweep the same unfinished turns.
  */
 export async function embedAndLink(writer: MemoryWriter, batch: TurnBatch): Promise<void> {
   const { scope, turns, nearest = new Map<string, VectorHit[]>(), toolCallers } = batch;
-  const live = turns.filter((turn) => !turn.isChunk && !turn.deleted);
-  if (live.length === 0) return;
+  const candidates = turns.filter((turn) => !turn.isChunk && !turn.deleted);
+  if (candidates.length === 0) return;
   // The parents' vectors come in the same read: each turn is linked to its parent by them.
   const wanted = new Set(
-    live.flatMap((turn) => (turn.parentId === null ? [turn.id] : [turn.id, turn.parentId])),
+    candidates.flatMap((turn) => (turn.parentId === null ? [turn.id] : [turn.id, turn.parentId])),
   );
   const existing = await writer.store.getEmbeddings(scope, [...wanted]);
-  const missing = live.filter((turn) => !existing.has(turn.id));
+  const live = candidates.filter((turn) => !existing.has(turn.id));
+  if (live.length === 0) return;
   const vectors = new Map(existing);
-  const embedded =
-    missing.length > 0
-      ? await writer.embedder.embed(missing.map((turn) => turn.content.slice(0, MAX_EMBED_CHARS)))
-      : [];
-  missing.forEach((turn, i) => vectors.set(turn.id, embedded[i]!));
+  const embedded = await writer.embedder.embed(
+    live.map((turn) => turn.content.slice(0, MAX_EMBED_CHARS)),
+  );
+  live.forEach((turn, i) => vectors.set(turn.id, embedded[i]!));
   // The new vectors are written with the links made from them, one commit for the lot; until
   // then a search cannot see them, so turns of this batch are scored against each other here.
-  const unsearchable = new Set(missing.map((turn) => turn.id));
   for (const turn of live) {
     if (turn.tokenCount > writer.chunkThreshold) await chunkTurn(writer, scope, turn);
     if (turn.role === 'assistant' && (toolCallers?.has(turn.id) ?? true))
@@ -84,15 +86,11 @@ export async function embedAndLink(writer: MemoryWriter, batch: TurnBatch): Prom
         scope,
         vector: vectors.get(turn.id)!,
         vectors,
-        earlier: live.slice(0, index).filter((other) => unsearchable.has(other.id)),
-        laterStored: new Set(
-          live.slice(index + 1).flatMap((other) => (unsearchable.has(other.id) ? [] : [other.id])),
-        ),
+        earlier: live.slice(0, index),
       }),
   );
   const synapses = live.flatMap((turn, index) => linksOf(writer, turn, vectors, similar[index]!));
-  if (missing.length > 0 || synapses.length > 0)
-    await writer.store.setEmbeddings(scope, embeddingItems('message', missing, embedded), synapses);
+  await writer.store.setEmbeddings(scope, embeddingItems('message', live, embedded), synapses);
 }
 
 /**
@@ -227,24 +225,18 @@ interface BatchPlace {
   vector: number[];
   /** Vectors by turn id: the batch's own and those already read. */
   vectors: ReadonlyMap<string, number[]>;
-  /** Turns of the batch before this one whose vectors are not stored yet. */
+  /** Turns of the batch before this one (none of the batch's vectors is stored yet). */
   earlier: readonly StoredMessage[];
-  /** Turns of the batch after this one whose vectors are stored: they link to it themselves. */
-  laterStored: ReadonlySet<string>;
 }
 
 /**
  * The turns nearest to a batch's turn, best first: stored turns, and the batch's earlier turns
- * whose vectors are not stored yet ranked among them; never the batch's later turns.
+ * ranked among them; never the batch's later turns (a search cannot see them yet).
  */
 async function similarTurns(writer: MemoryWriter, place: BatchPlace): Promise<VectorHit[]> {
-  const { scope, vector, vectors, earlier, laterStored } = place;
-  // The batch's later turns a search can find would take places: ask for as many more.
-  const found = await writer.store.vectorSearch(scope, vector, {
-    k: SIMILAR_CANDIDATES + laterStored.size,
-  });
-  const stored = found.filter((hit) => !laterStored.has(hit.id));
-  if (earlier.length === 0) return stored.slice(0, SIMILAR_CANDIDATES);
+  const { scope, vector, vectors, earlier } = place;
+  const stored = await writer.store.vectorSearch(scope, vector, { k: SIMILAR_CANDIDATES });
+  if (earlier.length === 0) return stored;
   const batch = earlier.map((turn) => ({
     kind: 'message' as const,
     id: turn.id,
