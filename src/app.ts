@@ -15,7 +15,7 @@ import type { Embedder } from './embeddings/embedder';
 import { idFactory } from './ids';
 import type { Logger } from './logger';
 import { MODEL_LANE, type BackgroundQueue } from './memory/background-queue';
-import { embedAndLink, sweepMissingEmbeddings, type MemoryWriter } from './memory/embed-and-link';
+import { embedAndLink, NearestForSweep, sweepMissingEmbeddings, type MemoryWriter } from './memory/embed-and-link';
 import { createMemoryContext } from './memory/memory-context';
 import { createSummaryRewriter } from './memory/summary-rewriter';
 import { MaintenanceRunner, type MaintenanceOutcome } from './memory/maintenance/maintenance-runner';
@@ -94,21 +94,25 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // Under sustained load faster than embedding, the queue would grow without bound (the soak
   // bench showed it); past the limit new turns wait for one sweep queued behind the backlog.
   let sweepQueued = false;
+  const overflowed = new NearestForSweep();
   const queueSweep = (name: string) => {
     if (sweepQueued) return;
     sweepQueued = true;
     deps.background.push(name, async () => {
       sweepQueued = false;
-      await sweepMissingEmbeddings(writer);
+      await sweepMissingEmbeddings(writer, { nearest: overflowed });
     });
   };
   // A request's follow-ups (the next window's summary) are dropped past the limit: the request
-  // that needs one builds it itself.
+  // that needs one builds it itself. Its question's nearest turns are kept for the sweep.
   const remember = (answered: AnsweredRequest) => {
     if (deps.background.pending < MAX_QUEUED_JOBS) {
       deps.background.push('embed-and-link', () => embedAndLink(writer, answered));
       for (const job of answered.followUps) deps.background.push(job.name, job.run);
-    } else queueSweep('overflow-sweep');
+    } else {
+      overflowed.keep(answered.nearest);
+      queueSweep('overflow-sweep');
+    }
   };
   // With SUMMARY_MODEL the model writes each extractive running summary again, after the answer.
   const summaryModel = deps.config.summaryModel;

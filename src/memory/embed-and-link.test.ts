@@ -9,7 +9,7 @@ import { cosineSimilarity } from '../embeddings/embedder';
 import { LocalEmbedder } from '../embeddings/local-embedder';
 import { SqliteStore } from '../store/sqlite/sqlite-store';
 import { countTokens } from '../tokens/count-tokens';
-import { embedAndLink, sweepMissingEmbeddings, type MemoryWriter } from './embed-and-link';
+import { embedAndLink, NearestForSweep, sweepMissingEmbeddings, type MemoryWriter } from './embed-and-link';
 
 describe('embedAndLink', () => {
   let store: SqliteStore;
@@ -142,7 +142,7 @@ describe('embedAndLink', () => {
     const inScope = async () => (await store.pendingEmbeddings(10_000)).filter((item) => item.scope.instance === scope.instance);
     expect(await inScope()).toHaveLength(5);
 
-    await sweepMissingEmbeddings(writer, 2);
+    await sweepMissingEmbeddings(writer, { batchSize: 2 });
 
     expect(await inScope()).toEqual([]);
     const chunks = await store.getChunks(scope, longTurn!.id);
@@ -153,6 +153,49 @@ describe('embedAndLink', () => {
     expect(await store.getSynapses(scope, answer!.id)).toContainEqual({ fromId: question!.id, toId: answer!.id, score: expect.closeTo(score(question!.id, answer!.id), 5) });
     // Across the sweep's batches (two items each here): the later question links back to the first.
     expect(await store.getSynapses(scope, later!.id)).toContainEqual({ fromId: question!.id, toId: later!.id, score: expect.closeTo(score(question!.id, later!.id), 5) });
+  });
+
+  it('sweeps a question past a full queue with the nearest turns its retrieval kept, searching only for the answer', async () => {
+    const scope = freshScope();
+    const [earlier, reply] = await append(store, scope, null, [
+      turn('user', 'Where did my sister Marguerite move with her cat Pistachio?'),
+      turn('assistant', 'Your sister Marguerite moved to Lisbon with her cat Pistachio.'),
+    ]);
+    await embedAndLink(writer, { scope, turns: [earlier!, reply!] });
+    // The next exchange overflowed the queue: stored, not embedded, its question's retrieval kept.
+    const [question, answer] = await append(store, scope, reply!.id, [
+      turn('user', 'Is Pistachio, the cat of my sister Marguerite, happy in Lisbon?'),
+      turn('assistant', 'Pistachio loves the sunny windows of Lisbon.'),
+    ]);
+    const [questionVector] = await writer.embedder.embed([question!.content]);
+    const found = await store.vectorSearch(scope, questionVector!, { k: 30 });
+    const kept = new NearestForSweep();
+    kept.keep(new Map([[question!.id, found]]));
+    const searched: string[] = [];
+    const watched = watchStore(store, 'vectorSearch', ([searchedScope, vector]) => {
+      if ((searchedScope as typeof scope).instance === scope.instance) searched.push(cosineSimilarity(vector as number[], questionVector!) > 0.999 ? 'question' : 'other');
+    });
+
+    await sweepMissingEmbeddings({ ...writer, store: watched }, { nearest: kept });
+
+    expect(searched).toEqual(['other']);
+    expect(kept.size).toBe(0);
+    const vectors = await store.getEmbeddings(scope, [earlier!.id, question!.id]);
+    const score = cosineSimilarity(vectors.get(earlier!.id)!, vectors.get(question!.id)!);
+    expect(score).toBeGreaterThan(writer.synapseThreshold);
+    expect(await store.getSynapses(scope, question!.id)).toContainEqual({ fromId: earlier!.id, toId: question!.id, score: expect.closeTo(score, 5) });
+    expect((await store.getEmbeddings(scope, [answer!.id])).size).toBe(1);
+  });
+
+  it('keeps the nearest turns of at most its capacity of questions, forgetting the oldest', () => {
+    const kept = new NearestForSweep(2);
+    const hit = (id: string) => [{ id, kind: 'message' as const, score: 0.9 }];
+    const turnOf = (id: string) => ({ id }) as Parameters<NearestForSweep['take']>[0][number];
+    kept.keep(new Map([['q1', hit('a')], ['q2', hit('b')]]));
+    kept.keep(new Map([['q3', hit('c')]]));
+    expect(kept.size).toBe(2);
+    expect([...kept.take(['q1', 'q2', 'q3'].map(turnOf)).keys()]).toEqual(['q2', 'q3']);
+    expect(kept.size).toBe(0);
   });
 
   it('lets requests in while it sweeps: the embedded store never waits on I/O, so the sweep yields itself', async () => {

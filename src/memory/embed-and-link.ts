@@ -94,14 +94,53 @@ export async function embedAndLink(writer: MemoryWriter, batch: TurnBatch): Prom
 }
 
 /**
+ * The nearest stored turns of questions whose finishing was left to a sweep because the
+ * background queue was full: the question's retrieval found them already, so the sweep reuses
+ * them instead of searching again (they are also exactly the turns stored before the question,
+ * which is what it links back to). Bounded: past the bound the oldest are forgotten, and the
+ * sweep searches for those questions itself.
+ */
+export class NearestForSweep {
+  private readonly byTurn = new Map<string, VectorHit[]>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  /** Keeps a request's nearest turns by turn id (only the few linking looks at). */
+  keep(nearest: ReadonlyMap<string, VectorHit[]>): void {
+    for (const [id, hits] of nearest) {
+      this.byTurn.delete(id);
+      this.byTurn.set(id, hits.slice(0, SIMILAR_CANDIDATES));
+      if (this.byTurn.size > this.capacity) this.byTurn.delete(this.byTurn.keys().next().value!);
+    }
+  }
+
+  /** The kept nearest turns of these turns, forgotten here once handed out. */
+  take(turns: readonly StoredMessage[]): Map<string, VectorHit[]> {
+    const taken = new Map<string, VectorHit[]>();
+    for (const turn of turns) {
+      const hits = this.byTurn.get(turn.id);
+      if (hits === undefined) continue;
+      taken.set(turn.id, hits);
+      this.byTurn.delete(turn.id);
+    }
+    return taken;
+  }
+
+  get size(): number {
+    return this.byTurn.size;
+  }
+}
+
+/**
  * Finishes whatever the store holds without an embedding: turns as embedAndLink does (chunked,
  * embedded, linked), chunks and tool calls embedded. A crash or an overflowing queue leaves turns
  * so; a model change drops every vector, and the links are scored again by the new model.
  */
 export async function sweepMissingEmbeddings(
   writer: MemoryWriter,
-  batchSize = 256,
+  options: { batchSize?: number; nearest?: NearestForSweep } = {},
 ): Promise<number> {
+  const batchSize = options.batchSize ?? 256;
   let done = 0;
   for (;;) {
     const pending = await writer.store.pendingEmbeddings(batchSize);
@@ -114,7 +153,7 @@ export async function sweepMissingEmbeddings(
       byScope.set(key, group);
     }
     for (const group of byScope.values()) {
-      await finishPending(writer, group);
+      await finishPending(writer, group, options.nearest);
       await yieldToRequests();
     }
     done += pending.length;
@@ -126,6 +165,7 @@ export async function sweepMissingEmbeddings(
 async function finishPending(
   writer: MemoryWriter,
   group: { scope: Scope; items: PendingEmbedding[] },
+  kept: NearestForSweep | undefined,
 ): Promise<void> {
   const { scope, items } = group;
   const ids = items.flatMap((item) => (item.kind === 'message' ? [item.id] : []));
@@ -135,7 +175,7 @@ async function finishPending(
   for (let start = 0; start < turns.length; start += SWEEP_STEP) {
     const step = turns.slice(start, start + SWEEP_STEP);
     // Their tool calls are pending items of this sweep too, embedded with the rest.
-    await embedAndLink(writer, { scope, turns: step, toolCallers: new Set() });
+    await embedAndLink(writer, { scope, turns: step, toolCallers: new Set(), nearest: kept?.take(step) });
     await yieldToRequests();
   }
   const finished = new Set(turns.map((turn) => turn.id));
