@@ -141,7 +141,7 @@ const VECTOR_FIELDS = Object.fromEntries(
  * One line of an export. A vector whose values are all Float32 values (every vector of the
  * embedded store, and those an embedding API sends) is written as the base64 of its
  * little-endian Float32 bytes, as OpenAI's embeddings API writes them with `encoding_format:
- * "base64"`: a fifth of the text of its numbers, and about a tenth of the time to parse. Any
+ * "base64"`: a quarter of the text of its numbers, and about a tenth of the time to parse. Any
  * other vector stays a list of numbers, so no value changes on its way through a file.
  */
 export function formatRecordLine(record: HeaderRecord | GraphRecord): string {
