@@ -1,3 +1,6 @@
+import { toNumbers } from '../lists';
+import { decodeBase64Vector } from '../store/vector-codec';
+
 /** How to reach an OpenAI-compatible embeddings endpoint and how hard to retry it. */
 export interface EmbeddingRequestOptions {
   /** Full URL of the endpoint, `.../embeddings`. */
@@ -103,7 +106,7 @@ function parseVectors(
   const vectors: number[][] = new Array<number[]>(count);
   data.forEach((item: { index?: unknown; embedding?: unknown }, position) => {
     const index = typeof item.index === 'number' ? item.index : position;
-    const vector = toNumbers(item.embedding);
+    const vector = vectorOf(item.embedding);
     if (vector === null || index < 0 || index >= count) {
       throw new EmbeddingRequestError(
         `${where} returned a malformed embedding at position ${position}`,
@@ -123,15 +126,14 @@ function parseVectors(
 }
 
 /** Float arrays as JSON, or base64 little-endian float32 as some servers send by default. */
-function toNumbers(embedding: unknown): number[] | null {
+function vectorOf(embedding: unknown): number[] | null {
   if (Array.isArray(embedding))
     return embedding.every((value) => typeof value === 'number' && Number.isFinite(value))
       ? embedding
       : null;
   if (typeof embedding !== 'string') return null;
-  const bytes = Buffer.from(embedding, 'base64');
-  if (bytes.length % 4 !== 0) return null;
-  return Array.from({ length: bytes.length / 4 }, (_, index) => bytes.readFloatLE(index * 4));
+  const values = decodeBase64Vector(embedding);
+  return values === null ? null : toNumbers(values);
 }
 
 function normalize(vector: number[], where: string): number[] {

@@ -4,7 +4,8 @@ import {
   type GraphRecord,
   type HeaderRecord,
 } from '../store/graph-record';
-import { decodeVector, encodeVector } from '../store/vector-codec';
+import { toNumbers } from '../lists';
+import { decodeBase64Vector, encodeBase64Vector } from '../store/vector-codec';
 
 /** Partition and instance names in records: the rule the HTTP layer applies to paths. */
 const SCOPE_NAME = /^[A-Za-z0-9._-]{1,128}$/;
@@ -151,7 +152,7 @@ export function formatRecordLine(record: HeaderRecord | GraphRecord): string {
   for (const field of fields) {
     const vector = line[field];
     if (Array.isArray(vector) && vector.every((value) => Math.fround(value) === value))
-      line[field] = encodeVector(vector).toString('base64');
+      line[field] = encodeBase64Vector(vector);
   }
   return JSON.stringify(line);
 }
@@ -284,18 +285,12 @@ function checkField(value: unknown, kind: Kind): string | null {
 
 /**
  * A vector written as base64 (formatRecordLine), as numbers; undefined when the text is not one
- * (not null, which a field that may be empty would take for "no vector"). Buffer skips what is
- * not base64, so the text must be what its bytes encode to again: padded standard base64. (A
- * regular expression took 10 us a vector, five times this whole function.)
+ * (not null, which a field that may be empty would take for "no vector"). Strict: a file says
+ * exactly what it holds.
  */
 function fromBase64(text: string): number[] | undefined {
-  const bytes = Buffer.from(text, 'base64');
-  if (bytes.byteLength % 4 !== 0 || bytes.toString('base64') !== text) return undefined;
-  const values = decodeVector(bytes);
-  // A loop, not Array.from: 0.3 us against 6 for 384 values.
-  const vector = new Array<number>(values.length);
-  for (let index = 0; index < values.length; index++) vector[index] = values[index]!;
-  return vector;
+  const values = decodeBase64Vector(text, { strict: true });
+  return values === null ? undefined : toNumbers(values);
 }
 
 function isVector(value: unknown): boolean {

@@ -24,3 +24,23 @@ export function decodeVector(blob: Uint8Array): Float32Array {
   for (let index = 0; index < length; index++) vector[index] = view.getFloat32(index * 4, true);
   return vector;
 }
+
+/**
+ * A vector as the base64 of its little-endian Float32 bytes: how OpenAI's embeddings API sends
+ * vectors with `encoding_format: "base64"`, and how an export writes Float32 vectors.
+ */
+export function encodeBase64Vector(vector: readonly number[]): string {
+  return encodeVector(vector).toString('base64');
+}
+
+/**
+ * Reads encodeBase64Vector's text; null when its bytes are not whole Float32 values. Buffer skips
+ * what is not base64, so `strict` also wants the text to be exactly what its bytes encode to
+ * (padded standard base64). The result may be a view over pooled memory: copy it to keep it.
+ */
+export function decodeBase64Vector(text: string, options: { strict?: boolean } = {}): Float32Array | null {
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.byteLength % 4 !== 0) return null;
+  if (options.strict && bytes.toString('base64') !== text) return null;
+  return decodeVector(bytes);
+}
