@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Neo4jConfig } from '../../src/config/load-config';
+import { loadConfig, type Neo4jConfig } from '../../src/config/load-config';
 import type { MemoryStore } from '../../src/store/memory-store';
 import { Neo4jRunner } from '../../src/store/neo4j/neo4j-runner';
 import { Neo4jStore } from '../../src/store/neo4j/neo4j-store';
@@ -40,7 +40,9 @@ export function benchNeo4jConfig(): Neo4jConfig {
 export async function openBenchStore(name: StoreName): Promise<BenchStore> {
   if (name === 'sqlite') {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'memory-proxy-bench-'));
-    const store = new SqliteStore({ dataDir });
+    // Searching on its own thread unless SEARCH_THREAD says otherwise, as the proxy does.
+    const searchThread = loadConfig({ SEARCH_THREAD: process.env['SEARCH_THREAD'] }).searchThread;
+    const store = new SqliteStore({ dataDir, searchThread });
     await store.init({ embeddingDimensions: BENCH_DIMENSIONS });
     return {
       name,
@@ -48,7 +50,7 @@ export async function openBenchStore(name: StoreName): Promise<BenchStore> {
       // An empty NEO4J_URI: a shell that exported one for the Neo4j runs must not turn the
       // embedded store's proxy into a Neo4j one.
       env: { DATA_DIR: dataDir, NEO4J_URI: '' },
-      description: `sqlite (${store.file})`,
+      description: `sqlite (${store.file}${searchThread ? ', searching on its own thread' : ''})`,
       async dispose() {
         await store.close();
         rmSync(dataDir, { recursive: true, force: true });

@@ -37,6 +37,8 @@ export interface Config {
   neo4j: Neo4jConfig | null;
   /** Folder of the embedded store. */
   dataDir: string;
+  /** The embedded store searches on a thread of its own (SEARCH_THREAD). */
+  searchThread: boolean;
   embeddingModel: string;
   embeddingBaseUrl: string;
   embeddingApiKey: string | null;
@@ -137,6 +139,7 @@ export function loadConfig(env: Env): Config {
             database: read.string('NEO4J_DATABASE', 'neo4j'),
           },
     dataDir: read.string('DATA_DIR', './data'),
+    searchThread: read.bool('SEARCH_THREAD', true),
     embeddingModel: read.string('EMBEDDING_MODEL', 'local'),
     embeddingBaseUrl: read.url('EMBEDDING_BASE_URL', upstreamBaseUrl),
     embeddingApiKey: read.optional('EMBEDDING_API_KEY') ?? read.optional('UPSTREAM_API_KEY'),

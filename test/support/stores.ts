@@ -22,7 +22,8 @@ export function storeFactories(): StoreFactory[] {
       name: 'sqlite',
       async create() {
         const dataDir = mkdtempSync(path.join(tmpdir(), 'memory-proxy-test-'));
-        const store = new SqliteStore({ dataDir });
+        // Searching on a thread of its own, as the proxy's store does by default.
+        const store = new SqliteStore({ dataDir, searchThread: true });
         await store.init({ embeddingDimensions: TEST_DIMENSIONS });
         return store;
       },

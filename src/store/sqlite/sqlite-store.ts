@@ -35,6 +35,7 @@ import { toStoredMessage, toStoredToolCall } from './message-row';
 import { configureConnection, migrateSchema } from './schema';
 import { scopeParams } from './scope-sql';
 import { exactSearchVectors, searchVectors } from './search-vectors';
+import { SearchThread } from './search-thread';
 import { VectorIndexCache } from './vector-index-cache';
 import { WalCheckpointer } from './wal-checkpointer';
 import { replaceChunks } from './replace-chunks';
@@ -94,6 +95,8 @@ export interface SqliteStoreOptions {
   clock?: () => number;
   /** Memory the in-memory vector indexes of recently searched scopes may use (default 512 MiB). */
   vectorCacheBytes?: number;
+  /** Searches run on a thread of their own (SearchThread), not the caller's (default false). */
+  searchThread?: boolean;
 }
 
 interface Connection {
@@ -105,6 +108,8 @@ interface Connection {
   vectors: VectorIndexCache;
   fullText: FullTextSearch;
   checkpointer: WalCheckpointer;
+  /** Where searches run when the store has a search thread. */
+  searcher: SearchThread | null;
 }
 
 const ALL_ROLES = JSON.stringify(['user', 'assistant', 'tool']);
@@ -123,6 +128,7 @@ export class SqliteStore implements MemoryStore {
   private readonly dataDir: string;
   private readonly clock: () => number;
   private readonly vectorCacheBytes: number | undefined;
+  private readonly searchThread: boolean;
   private connection: Connection | null = null;
   private idempotency: IdempotencyTable | null = null;
 
@@ -131,6 +137,7 @@ export class SqliteStore implements MemoryStore {
     this.file = path.join(options.dataDir, 'memory.sqlite');
     this.clock = options.clock ?? Date.now;
     this.vectorCacheBytes = options.vectorCacheBytes;
+    this.searchThread = options.searchThread ?? false;
   }
 
   async init(options: { embeddingDimensions: number }): Promise<void> {
@@ -138,6 +145,7 @@ export class SqliteStore implements MemoryStore {
       this.connection.dimensions = options.embeddingDimensions;
       this.connection.vectors.close();
       this.connection.vectors = this.vectorCache(this.connection.db, options.embeddingDimensions);
+      this.connection.searcher?.setDimensions(options.embeddingDimensions);
       return;
     }
     let db: Database.Database | null = null;
@@ -154,6 +162,14 @@ export class SqliteStore implements MemoryStore {
       const fullText = new FullTextSearch(db);
       this.idempotency = openIdempotencyTable(db);
       const checkpointer = new WalCheckpointer(db, this.file);
+      const searcher = this.searchThread
+        ? new SearchThread({
+            file: this.file,
+            dimensions,
+            vectorCacheBytes: this.vectorCacheBytes,
+            busyTimeoutMs: BUSY_TIMEOUT_MS,
+          })
+        : null;
       this.connection = {
         db,
         statements,
@@ -163,6 +179,7 @@ export class SqliteStore implements MemoryStore {
         vectors,
         fullText,
         checkpointer,
+        searcher,
       };
     } catch (error) {
       db?.close();
@@ -171,6 +188,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async close(): Promise<void> {
+    await this.connection?.searcher?.close();
     await this.connection?.checkpointer.stop();
     this.connection?.vectors.close();
     this.connection?.db.close();
@@ -181,7 +199,9 @@ export class SqliteStore implements MemoryStore {
   async health(): Promise<StoreHealth> {
     try {
       this.open.statements.ping.get();
-      return { ok: true, store: 'sqlite', detail: this.file };
+      // A stopped search thread leaves searches to the event loop: slower, not wrong.
+      const thread = this.open.searcher?.state === 'stopped' ? ' (search thread stopped: searching in the event loop)' : '';
+      return { ok: true, store: 'sqlite', detail: `${this.file}${thread}` };
     } catch (error) {
       return { ok: false, store: 'sqlite', detail: errorMessage(error) };
     }
@@ -338,6 +358,7 @@ export class SqliteStore implements MemoryStore {
       );
     }).immediate();
     vectors.added(scope, stored);
+    this.open.searcher?.tell({ op: 'added', scope: scopeParams(scope), rows: stored });
   }
 
   async getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>> {
@@ -362,6 +383,12 @@ export class SqliteStore implements MemoryStore {
       statements.clearToolCallEmbeddings.run();
     }).immediate();
     this.open.vectors.clear();
+    this.open.searcher?.tell({ op: 'clear' });
+  }
+
+  /** Where searches run: 'none' without a search thread (see SearchThread.state). */
+  get searchThreadState(): SearchThread['state'] | 'none' {
+    return this.open.searcher?.state ?? 'none';
   }
 
   async vectorSearch(
@@ -369,9 +396,10 @@ export class SqliteStore implements MemoryStore {
     vector: number[],
     options: VectorSearchOptions,
   ): Promise<VectorHit[]> {
-    const { statements, dimensions, vectors } = this.open;
+    const { statements, dimensions, vectors, searcher } = this.open;
     checkDimensions(vector, dimensions);
-    return searchVectors({ statements, vectors, scope, vector, search: options });
+    const hits = await searcher?.vectorSearch(scope, vector, options, vectors.dataVersion());
+    return hits ?? searchVectors({ statements, vectors, scope, vector, search: options });
   }
 
   /**
@@ -379,7 +407,10 @@ export class SqliteStore implements MemoryStore {
    * search otherwise starts and lets finish in the background (benchmarks, tests).
    */
   async warmVectorIndex(scope: Scope): Promise<{ vectors: number; lists: number; bytes: number }> {
-    return this.open.vectors.warm(scope);
+    type Warmed = { vectors: number; lists: number; bytes: number };
+    const { searcher, vectors } = this.open;
+    const warmed = await searcher?.ask<Warmed>({ op: 'warm', scope: scopeParams(scope), dataVersion: vectors.dataVersion() });
+    return warmed ?? vectors.warm(scope);
   }
 
   /** Exact nearest turns and chunks by brute force, bypassing the index (to measure its recall). */
@@ -390,7 +421,8 @@ export class SqliteStore implements MemoryStore {
   }
 
   async fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]> {
-    return this.open.fullText.search(scope, text, options.k);
+    const hits = await this.open.searcher?.fullTextSearch(scope, text, options.k);
+    return hits ?? this.open.fullText.search(scope, text, options.k);
   }
 
   async addSynapses(scope: Scope, synapses: Synapse[]): Promise<void> {

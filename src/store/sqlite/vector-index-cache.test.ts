@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { NewMessage, Scope } from '../types';
 import { SqliteStore } from './sqlite-store';
 
@@ -10,11 +10,16 @@ const scope: Scope = { partition: 'p', instance: 'i' };
 const opened: SqliteStore[] = [];
 
 afterEach(async () => {
+  // Answered by the thread, not by the store's own search after the thread failed.
+  if (searchThread) for (const store of opened) expect(store.searchThreadState).not.toBe('stopped');
   await Promise.all(opened.splice(0).map((store) => store.close()));
 });
 
+/** Whether the stores of the running suite search on a thread of their own. */
+let searchThread = false;
+
 async function openStore(dataDir = mkdtempSync(path.join(tmpdir(), 'vector-cache-')), vectorCacheBytes?: number) {
-  const store = new SqliteStore({ dataDir, vectorCacheBytes });
+  const store = new SqliteStore({ dataDir, vectorCacheBytes, searchThread });
   await store.init({ embeddingDimensions: DIMENSIONS });
   opened.push(store);
   return { store, dataDir };
@@ -47,7 +52,14 @@ async function addTurns(store: SqliteStore, target: Scope, count: number, axis: 
   return appended.map((entry) => entry.message);
 }
 
-describe('the SQLite store vector index', () => {
+describe.each([
+  ['in the store\'s thread', false],
+  ['on a search thread', true],
+])('the SQLite store vector index, searched %s', (_, onThread) => {
+  beforeEach(() => {
+    searchThread = onThread;
+  });
+
   it('sees vectors another connection stored after the index was loaded', async () => {
     const { store, dataDir } = await openStore();
     await addTurns(store, scope, 20, () => 1);

@@ -16,6 +16,12 @@ export interface VectorIndexCacheOptions {
   budgetBytes?: number;
   /** Index tuning (tests and benchmarks). */
   ivf?: IvfOptions;
+  /**
+   * The version that moves when a connection other than the writing one commits: by default
+   * this connection's PRAGMA data_version. A search thread's connection reads that of the
+   * connection that writes (whose vectors it is handed), since its own moves on every write.
+   */
+  dataVersion?: () => number;
 }
 
 /** A nearest message or chunk of a scope, scored exactly from its stored vector. */
@@ -80,6 +86,7 @@ export class VectorIndexCache {
   private readonly entries = new Map<string, Entry>();
   private readonly budgetBytes: number;
   private readonly ivf: IvfOptions;
+  private readonly readVersion: () => number;
   private background: Promise<void> = Promise.resolve();
   private pendingWork = 0;
   private closed = false;
@@ -89,6 +96,12 @@ export class VectorIndexCache {
     this.pool = new CodePool(options.dimensions);
     this.budgetBytes = options.budgetBytes ?? DEFAULT_VECTOR_CACHE_BYTES;
     this.ivf = options.ivf ?? {};
+    this.readVersion = options.dataVersion ?? (() => this.dataVersion());
+  }
+
+  /** This connection's PRAGMA data_version: it moves when another connection commits. */
+  dataVersion(): number {
+    return this.statements.dataVersion.get() ?? 0;
   }
 
   /** The `k` nearest messages and chunks of a scope, best first, with exact cosine scores. */
@@ -169,7 +182,7 @@ export class VectorIndexCache {
     const entry: Entry = {
       scope: scopeParams(scope),
       index: new IvfIndex(this.pool, this.ivf),
-      dataVersion: this.statements.dataVersion.get() ?? 0,
+      dataVersion: this.readVersion(),
       maintenanceQueued: false,
       syncedPk: this.statements.lastPk.get() ?? 0,
       holes: new Set(),
@@ -286,14 +299,14 @@ export class VectorIndexCache {
    */
   private current(scope: Scope): Entry {
     const entry = this.entry(scope);
-    if ((this.statements.dataVersion.get() ?? 0) === entry.dataVersion) return entry;
+    if (this.readVersion() === entry.dataVersion) return entry;
     this.catchUp(entry);
     // A scope too far behind was dropped by the catch-up: load it afresh.
     return entry.dropped ? this.entry(scope) : entry;
   }
 
   private catchUp(entry: Entry): void {
-    entry.dataVersion = this.statements.dataVersion.get() ?? 0;
+    entry.dataVersion = this.readVersion();
     const lastPk = this.statements.lastPk.get() ?? 0;
     if (lastPk - entry.syncedPk > MAX_CATCH_UP_ROWS) {
       this.drop(entry);

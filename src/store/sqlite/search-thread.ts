@@ -1,0 +1,124 @@
+import { Worker } from 'node:worker_threads';
+import type { VectorHit, VectorSearchOptions } from '../memory-store';
+import type { Scope, ScoredId } from '../types';
+
+/** What the search thread is started with. */
+export interface SearchThreadData {
+  file: string;
+  dimensions: number;
+  vectorCacheBytes: number | undefined;
+  busyTimeoutMs: number;
+}
+
+/** A request to the search thread, answered in order. */
+export type SearchRequest = { id: number } & (
+  | { op: 'vector'; scope: Scope; vector: number[]; options: VectorSearchOptions; dataVersion: number }
+  | { op: 'text'; scope: Scope; text: string; k: number }
+  | { op: 'added'; scope: Scope; rows: { pk: number; vector: readonly number[] }[] }
+  | { op: 'clear' }
+  | { op: 'dimensions'; dimensions: number }
+  | { op: 'warm'; scope: Scope; dataVersion: number }
+  | { op: 'close' }
+);
+
+/** The thread's answer to the request of the same id. */
+export type SearchReply = { id: number; value?: unknown; error?: string };
+
+type Ask = SearchRequest extends infer R ? (R extends SearchRequest ? Omit<R, 'id'> : never) : never;
+
+/**
+ * Runs the embedded store's searches (full text, and vectors through the in-memory indexes)
+ * on a thread of their own with its own connection, so a second core ranks the candidates
+ * while the event loop serves requests: better-sqlite3 is synchronous, and these searches were
+ * about a quarter of the event loop's time under load. The thread is started on the first
+ * search. It reads only what was committed, which is everything the store wrote before the
+ * search was asked for; vectors the store writes are handed over in order, so a search never
+ * misses one. A thread that fails is given up for good: every search then runs in the store's
+ * own thread, as it does without one.
+ */
+export class SearchThread {
+  private worker: Worker | null = null;
+  private failed = false;
+  private nextId = 1;
+  private readonly pending = new Map<number, (reply: SearchReply | null) => void>();
+
+  constructor(private readonly data: SearchThreadData) {}
+
+  /** Whether searches run on the thread: not yet (until the first), now, or no more. */
+  get state(): 'idle' | 'running' | 'stopped' {
+    return this.worker !== null ? 'running' : this.failed ? 'stopped' : 'idle';
+  }
+
+  /** The thread's answer, or null when it could not give one (the caller then searches itself). */
+  async ask<T>(request: Ask): Promise<T | null> {
+    const worker = this.running();
+    if (worker === null) return null;
+    const id = this.nextId++;
+    const reply = new Promise<SearchReply | null>((resolve) => this.pending.set(id, resolve));
+    // Held open only while it owes an answer: an idle proxy or a finished command exits.
+    if (this.pending.size === 1) worker.ref();
+    worker.postMessage({ ...request, id });
+    const answer = await reply;
+    return answer === null || answer.error !== undefined ? null : (answer.value as T);
+  }
+
+  /** Tells a running thread something it must know before its next search (no answer awaited). */
+  tell(request: Ask): void {
+    if (this.worker === null) return;
+    this.worker.postMessage({ ...request, id: 0 });
+  }
+
+  /** `dataVersion`: the writing connection's PRAGMA data_version (see VectorIndexCacheOptions). */
+  vectorSearch(scope: Scope, vector: number[], options: VectorSearchOptions, dataVersion: number): Promise<VectorHit[] | null> {
+    return this.ask({ op: 'vector', scope: { partition: scope.partition, instance: scope.instance }, vector, options, dataVersion });
+  }
+
+  /** The store's vectors now have this many dimensions: the indexes start over. */
+  setDimensions(dimensions: number): void {
+    this.data.dimensions = dimensions;
+    this.tell({ op: 'dimensions', dimensions });
+  }
+
+  fullTextSearch(scope: Scope, text: string, k: number): Promise<ScoredId[] | null> {
+    return this.ask({ op: 'text', scope: { partition: scope.partition, instance: scope.instance }, text, k });
+  }
+
+  /** Closes the thread's connection and waits for it to exit. */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.failed = true;
+    if (worker === null) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    worker.ref();
+    worker.postMessage({ op: 'close', id: 0 });
+    await exited;
+    this.worker = null;
+  }
+
+  private running(): Worker | null {
+    if (this.worker !== null || this.failed) return this.worker;
+    // Threads do not inherit the process's TypeScript loader: the boot file registers it.
+    const worker = new Worker(new URL('./search-worker-boot.mjs', import.meta.url), { workerData: this.data });
+    worker.unref();
+    worker.on('message', (reply: SearchReply) => this.settle(reply.id, reply));
+    worker.on('error', () => this.giveUp(worker));
+    worker.on('exit', () => this.giveUp(worker));
+    this.worker = worker;
+    return worker;
+  }
+
+  private settle(id: number, reply: SearchReply | null): void {
+    const resolve = this.pending.get(id);
+    if (resolve === undefined) return;
+    this.pending.delete(id);
+    resolve(reply);
+    if (this.pending.size === 0) this.worker?.unref();
+  }
+
+  private giveUp(worker: Worker): void {
+    if (this.worker !== worker) return;
+    this.worker = null;
+    this.failed = true;
+    for (const id of [...this.pending.keys()]) this.settle(id, null);
+  }
+}
