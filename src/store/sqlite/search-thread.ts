@@ -41,6 +41,12 @@ export class SearchThread {
   private failed = false;
   private nextId = 1;
   private readonly pending = new Map<number, (reply: SearchReply | null) => void>();
+  /**
+   * Scopes whose vectors the thread was asked to search: only those can have an index there to
+   * keep current. A bulk load into other scopes sends nothing. It grows by one key per instance
+   * searched in the process's life.
+   */
+  private readonly indexed = new Set<string>();
 
   constructor(private readonly data: SearchThreadData) {}
 
@@ -63,14 +69,31 @@ export class SearchThread {
   }
 
   /** Tells a running thread something it must know before its next search (no answer awaited). */
-  tell(request: Ask): void {
+  private tell(request: Ask): void {
     if (this.worker === null) return;
     this.worker.postMessage({ ...request, id: 0 });
   }
 
   /** `dataVersion`: the writing connection's PRAGMA data_version (see VectorIndexCacheOptions). */
   vectorSearch(scope: Scope, vector: number[], options: VectorSearchOptions, dataVersion: number): Promise<VectorHit[] | null> {
+    this.indexed.add(keyOf(scope));
     return this.ask({ op: 'vector', scope: { partition: scope.partition, instance: scope.instance }, vector, options, dataVersion });
+  }
+
+  /** Vectors the store just wrote (rows of `scope`, by pk), for the scope's index if the thread has one. */
+  added(scope: Scope, rows: { pk: number; vector: readonly number[] }[]): void {
+    if (rows.length > 0 && this.indexed.has(keyOf(scope))) this.tell({ op: 'added', scope: { partition: scope.partition, instance: scope.instance }, rows });
+  }
+
+  /** Every stored vector was dropped. */
+  cleared(): void {
+    this.tell({ op: 'clear' });
+  }
+
+  /** Loads a scope's index and waits until it is trained (benchmarks, tests); null as ask. */
+  warm(scope: Scope, dataVersion: number): Promise<{ vectors: number; lists: number; bytes: number } | null> {
+    this.indexed.add(keyOf(scope));
+    return this.ask({ op: 'warm', scope: { partition: scope.partition, instance: scope.instance }, dataVersion });
   }
 
   /** The store's vectors now have this many dimensions: the indexes start over. */
@@ -121,4 +144,8 @@ export class SearchThread {
     this.failed = true;
     for (const id of [...this.pending.keys()]) this.settle(id, null);
   }
+}
+
+function keyOf(scope: Scope): string {
+  return `${scope.partition}\u0000${scope.instance}`;
 }

@@ -358,7 +358,7 @@ export class SqliteStore implements MemoryStore {
       );
     }).immediate();
     vectors.added(scope, stored);
-    this.open.searcher?.tell({ op: 'added', scope: scopeParams(scope), rows: stored });
+    this.open.searcher?.added(scope, stored);
   }
 
   async getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>> {
@@ -383,7 +383,7 @@ export class SqliteStore implements MemoryStore {
       statements.clearToolCallEmbeddings.run();
     }).immediate();
     this.open.vectors.clear();
-    this.open.searcher?.tell({ op: 'clear' });
+    this.open.searcher?.cleared();
   }
 
   /** Where searches run: 'none' without a search thread (see SearchThread.state). */
@@ -407,9 +407,8 @@ export class SqliteStore implements MemoryStore {
    * search otherwise starts and lets finish in the background (benchmarks, tests).
    */
   async warmVectorIndex(scope: Scope): Promise<{ vectors: number; lists: number; bytes: number }> {
-    type Warmed = { vectors: number; lists: number; bytes: number };
     const { searcher, vectors } = this.open;
-    const warmed = await searcher?.ask<Warmed>({ op: 'warm', scope: scopeParams(scope), dataVersion: vectors.dataVersion() });
+    const warmed = await searcher?.warm(scope, vectors.dataVersion());
     return warmed ?? vectors.warm(scope);
   }
 
