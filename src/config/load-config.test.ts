@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, lookupModel } from './load-config';
 
@@ -65,5 +66,16 @@ describe('lookupModel', () => {
       expect(lookupModel(models, 'gpt-4oxyz')).toBeNull();
       expect(lookupModel(models, 'my-local-model')).toBeNull();
     }
+  });
+});
+
+describe('loadConfig: the search thread', () => {
+  it('searches on a thread of its own when the processes leave a core free, unless told', () => {
+    const cores = availableParallelism();
+    expect(loadConfig({}).searchThread).toBe(cores > 1);
+    expect(loadConfig({ WORKERS: String(cores) }).searchThread).toBe(false);
+    expect(loadConfig({ WORKERS: String(cores), SEARCH_THREAD: 'true' }).searchThread).toBe(true);
+    expect(loadConfig({ SEARCH_THREAD: 'off' }).searchThread).toBe(false);
+    expect(() => loadConfig({ SEARCH_THREAD: 'sometimes' })).toThrow('SEARCH_THREAD');
   });
 });

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -37,7 +38,7 @@ export interface Config {
   neo4j: Neo4jConfig | null;
   /** Folder of the embedded store. */
   dataDir: string;
-  /** The embedded store searches on a thread of its own (SEARCH_THREAD). */
+  /** The embedded store searches on a thread of its own (SEARCH_THREAD; by default when WORKERS leaves a core free). */
   searchThread: boolean;
   embeddingModel: string;
   embeddingBaseUrl: string;
@@ -120,10 +121,11 @@ export function loadConfig(env: Env): Config {
   const apiKeysFile = read.optional('PROXY_API_KEYS_FILE');
   const allowUnauthenticated = read.bool('ALLOW_UNAUTHENTICATED', false);
   const upstreamBaseUrl = read.url('UPSTREAM_BASE_URL', 'https://api.openai.com/v1');
+  const workers = read.int('WORKERS', 1, 1, 64);
   const config: Config = {
     port: read.int('PORT', 3017, 0, 65535),
     host: read.string('HOST', '127.0.0.1'),
-    workers: read.int('WORKERS', 1, 1, 64),
+    workers,
     keepAliveSeconds: read.int('KEEP_ALIVE_SECONDS', 65, 1, 3600),
     upstreamBaseUrl,
     upstreamApiKey: read.optional('UPSTREAM_API_KEY'),
@@ -139,7 +141,9 @@ export function loadConfig(env: Env): Config {
             database: read.string('NEO4J_DATABASE', 'neo4j'),
           },
     dataDir: read.string('DATA_DIR', './data'),
-    searchThread: read.bool('SEARCH_THREAD', true),
+    // A search thread pays when a core is left for it: with a process on every core (WORKERS)
+    // it only added its own cost (bench/NOTES.md, 11-29).
+    searchThread: read.bool('SEARCH_THREAD', workers < availableParallelism()),
     embeddingModel: read.string('EMBEDDING_MODEL', 'local'),
     embeddingBaseUrl: read.url('EMBEDDING_BASE_URL', upstreamBaseUrl),
     embeddingApiKey: read.optional('EMBEDDING_API_KEY') ?? read.optional('UPSTREAM_API_KEY'),
