@@ -100,7 +100,9 @@ export interface ProxyGroup {
  * to one process the same way, picked by its index.
  */
 export async function startProxyGroup(env: Record<string, string>, count: number): Promise<ProxyGroup> {
-  const children = await Promise.all(Array.from({ length: count }, () => startProxyChild(env)));
+  // Each process is configured as WORKERS=count configures it (the search thread's default
+  // depends on it); the benchmark starts them itself, so none forks.
+  const children = await Promise.all(Array.from({ length: count }, () => startProxyChild({ ...env, WORKERS: String(count) })));
   return {
     count,
     originFor: (index) => children[index % count]!.origin,
