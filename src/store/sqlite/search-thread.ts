@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { VectorHit, VectorSearchOptions } from '../memory-store';
 import type { Scope, ScoredId } from '../types';
+import { scopeKey, scopeParams } from './scope-sql';
 
 /** What the search thread is started with. */
 export interface SearchThreadData {
@@ -56,7 +57,7 @@ export class SearchThread {
   }
 
   /** The thread's answer, or null when it could not give one (the caller then searches itself). */
-  async ask<T>(request: Ask): Promise<T | null> {
+  private async ask<T>(request: Ask): Promise<T | null> {
     const worker = this.running();
     if (worker === null) return null;
     const id = this.nextId++;
@@ -76,13 +77,13 @@ export class SearchThread {
 
   /** `dataVersion`: the writing connection's PRAGMA data_version (see VectorIndexCacheOptions). */
   vectorSearch(scope: Scope, vector: number[], options: VectorSearchOptions, dataVersion: number): Promise<VectorHit[] | null> {
-    this.indexed.add(keyOf(scope));
-    return this.ask({ op: 'vector', scope: { partition: scope.partition, instance: scope.instance }, vector, options, dataVersion });
+    this.indexed.add(scopeKey(scope));
+    return this.ask({ op: 'vector', scope: scopeParams(scope), vector, options, dataVersion });
   }
 
   /** Vectors the store just wrote (rows of `scope`, by pk), for the scope's index if the thread has one. */
   added(scope: Scope, rows: { pk: number; vector: readonly number[] }[]): void {
-    if (rows.length > 0 && this.indexed.has(keyOf(scope))) this.tell({ op: 'added', scope: { partition: scope.partition, instance: scope.instance }, rows });
+    if (rows.length > 0 && this.indexed.has(scopeKey(scope))) this.tell({ op: 'added', scope: scopeParams(scope), rows });
   }
 
   /** Every stored vector was dropped. */
@@ -92,8 +93,8 @@ export class SearchThread {
 
   /** Loads a scope's index and waits until it is trained (benchmarks, tests); null as ask. */
   warm(scope: Scope, dataVersion: number): Promise<{ vectors: number; lists: number; bytes: number } | null> {
-    this.indexed.add(keyOf(scope));
-    return this.ask({ op: 'warm', scope: { partition: scope.partition, instance: scope.instance }, dataVersion });
+    this.indexed.add(scopeKey(scope));
+    return this.ask({ op: 'warm', scope: scopeParams(scope), dataVersion });
   }
 
   /** The store's vectors now have this many dimensions: the indexes start over. */
@@ -103,7 +104,7 @@ export class SearchThread {
   }
 
   fullTextSearch(scope: Scope, text: string, k: number): Promise<ScoredId[] | null> {
-    return this.ask({ op: 'text', scope: { partition: scope.partition, instance: scope.instance }, text, k });
+    return this.ask({ op: 'text', scope: scopeParams(scope), text, k });
   }
 
   /** Closes the thread's connection and waits for it to exit. */
@@ -149,8 +150,4 @@ export class SearchThread {
     this.failed = true;
     for (const id of [...this.pending.keys()]) this.settle(id, null);
   }
-}
-
-function keyOf(scope: Scope): string {
-  return `${scope.partition}\u0000${scope.instance}`;
 }

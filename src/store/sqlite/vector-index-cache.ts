@@ -4,7 +4,7 @@ import type { Scope } from '../types';
 import { CodePool } from './code-pool';
 import { toUnitQuery, cosineToUnit, type UnitQuery } from './collect-nearest';
 import { IvfIndex, type IvfHit, type IvfOptions } from './ivf-index';
-import { scopeParams } from './scope-sql';
+import { scopeKey, scopeParams } from './scope-sql';
 import { decodeVector } from '../vector-codec';
 import { prepareVectorIndexStatements, type VectorIndexStatements } from './vector-index-statements';
 
@@ -125,7 +125,7 @@ export class VectorIndexCache {
 
   /** Adds vectors this store just wrote (rows of `scope`, by pk) to the scope's index, if it has one. */
   added(scope: Scope, rows: { pk: number; vector: readonly number[] }[]): void {
-    const entry = this.entries.get(keyOf(scope));
+    const entry = this.entries.get(scopeKey(scope));
     if (!entry) return;
     for (const row of rows) {
       entry.index.add(row.pk, row.vector);
@@ -155,7 +155,7 @@ export class VectorIndexCache {
 
   /** What the cache holds, for benchmarks and health output. */
   stats(scope?: Scope): { scopes: number; bytes: number; vectors: number; lists: number } {
-    const entry = scope ? this.entries.get(keyOf(scope)) : undefined;
+    const entry = scope ? this.entries.get(scopeKey(scope)) : undefined;
     return {
       scopes: this.entries.size,
       bytes: this.totalBytes(),
@@ -171,7 +171,7 @@ export class VectorIndexCache {
   }
 
   private entry(scope: Scope): Entry {
-    const key = keyOf(scope);
+    const key = scopeKey(scope);
     const existing = this.entries.get(key);
     if (existing) {
       // Map order is recency order: re-inserting marks the scope most recently searched.
@@ -335,7 +335,7 @@ export class VectorIndexCache {
   private drop(entry: Entry): void {
     entry.dropped = true;
     entry.index.release();
-    this.entries.delete(keyOf(entry.scope));
+    this.entries.delete(scopeKey(entry.scope));
   }
 
   private totalBytes(): number {
@@ -343,10 +343,6 @@ export class VectorIndexCache {
     for (const entry of this.entries.values()) bytes += entry.index.bytes;
     return bytes;
   }
-}
-
-function keyOf(scope: Scope): string {
-  return `${scope.partition}\u0000${scope.instance}`;
 }
 
 function yieldToEventLoop(): Promise<void> {
