@@ -34,10 +34,14 @@ async function indexEntries(
   if (store instanceof SqliteStore) {
     const db = new Database(store.file, { readonly: true });
     try {
+      // Turns are indexed for full text in batches (full-text-queue.ts): a queued turn counts.
       const text = db
-        .prepare('SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?')
+        .prepare(
+          `SELECT (SELECT count(*) FROM messages_fts WHERE messages_fts MATCH @word)
+                + (SELECT count(*) FROM messages_fts_queue q JOIN messages m ON m.pk = q.pk WHERE m.id = @id)`,
+        )
         .pluck()
-        .get(probe.word) as number;
+        .get({ word: probe.word, id: probe.id }) as number;
       const vectors = db
         .prepare('SELECT count(*) FROM messages WHERE id = ? AND embedding IS NOT NULL')
         .pluck()

@@ -74,6 +74,10 @@ for (const factory of storeFactories().filter((candidate) => candidate.name === 
       for (let turn = 1; turn <= REQUESTS; turn++) {
         const topic = TOPICS[(turn * 3) % TOPICS.length]!;
         const content = `Question ${turn}: I wrote down ${turn * 7} coins for ${topic}, tell me again?`;
+        // Stored turns reach the full-text index in batches, and this conversation is written
+        // faster than a batch is due: both builds must search the same index, the one a proxy
+        // has a moment after the previous answer.
+        await store.fullTextSearch(scope, content, { k: 1 });
         const first = await prepare(content, served);
         // The same message again is a retry: nothing more is stored, and the context is built
         // afresh from the same stored turns.

@@ -111,6 +111,13 @@ describe('full-text search on a large store', () => {
     expect(hits.map((hit) => hit.id)).toEqual([ids[0]!]);
   });
 
+  it('finds a word in turns stored after a search that found none of it', async () => {
+    const { store } = await storeWith(['nothing here']);
+    expect(await store.fullTextSearch(scope, 'okapis', { k: 5 })).toEqual([]);
+    const { ids: [stored] } = await storeWith(['now about okapis']);
+    expect((await store.fullTextSearch(scope, 'okapis', { k: 5 })).map((hit) => hit.id)).toEqual([stored]);
+  });
+
   it('indexes the turns of a store made before the full-text index knew scopes', async () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), 'fts-upgrade-'));
     store = new SqliteStore({ dataDir });
@@ -129,5 +136,39 @@ describe('full-text search on a large store', () => {
     store = new SqliteStore({ dataDir });
     await store.init({ embeddingDimensions: 4 });
     expect((await store.fullTextSearch(scope, 'giraffes', { k: 5 })).map((hit) => hit.id)).toEqual([stored!.message.id]);
+  });
+});
+
+describe('turns queued for the full-text index', () => {
+  const ids = (hits: { id: string }[]) => hits.map((hit) => hit.id);
+
+  it('are found at once by a search that must find every turn, and soon by one that need not', async () => {
+    const { store, ids: [stored] } = await storeWith(['a turn about okapis']);
+    expect(ids(await store.fullTextSearch(scope, 'okapis', { k: 5, fresh: false }))).toEqual([]);
+    await expect.poll(async () => ids(await store.fullTextSearch(scope, 'okapis', { k: 5, fresh: false })), { timeout: 2_000 }).toEqual([stored]);
+    const { ids: [next] } = await storeWith(['another about okapis']);
+    expect(new Set(ids(await store.fullTextSearch(scope, 'okapis', { k: 5 })))).toEqual(new Set([stored, next]));
+  });
+
+  it('are indexed as they are when indexed: edited text is found, purged turns are not', async () => {
+    const { store, ids: [edited, purged, kept] } = await storeWith(['about giraffes', 'about giraffes too', 'giraffes again']);
+    await store.editMessage(scope, edited!, { content: 'about zebras', raw: { role: 'user', content: 'about zebras' }, contentHash: 'z', tokenCount: 3 });
+    await store.purgeMessage(scope, purged!);
+    expect(ids(await store.fullTextSearch(scope, 'giraffes', { k: 5 }))).toEqual([kept]);
+    expect(ids(await store.fullTextSearch(scope, 'zebras', { k: 5 }))).toEqual([edited]);
+    // Indexed turns edited and purged afterwards leave the index as consistent as queued ones.
+    await store.editMessage(scope, kept!, { content: 'now about okapis', raw: { role: 'user', content: 'now about okapis' }, contentHash: 'o', tokenCount: 3 });
+    await store.purgeMessage(scope, edited!);
+    expect(ids(await store.fullTextSearch(scope, 'okapis', { k: 5 }))).toEqual([kept]);
+    expect(await store.fullTextSearch(scope, 'zebras giraffes', { k: 5 })).toEqual([]);
+    const db = new Database(path.join(dataDir, 'memory.sqlite'));
+    expect(() => db.exec(`INSERT INTO messages_fts (messages_fts) VALUES ('integrity-check')`)).not.toThrow();
+    db.close();
+  });
+
+  it('are indexed by the next store to open the file when the one that stored them closed first', async () => {
+    const { ids: [stored] } = await storeWith(['left queued about tapirs']);
+    const reopened = await reopen();
+    await expect.poll(async () => ids(await reopened.fullTextSearch(scope, 'tapirs', { k: 5, fresh: false })), { timeout: 2_000 }).toEqual([stored]);
   });
 });

@@ -73,7 +73,12 @@ export class FullTextSearch {
         `SELECT (SELECT last_seq FROM instance_counters WHERE partition = @partition AND instance = @instance) AS turns,
                 EXISTS (SELECT 1 FROM instance_counters WHERE partition <> @partition OR instance <> @instance) AS others`,
       ),
-      lastPk: db.prepare<[], number | null>('SELECT max(pk) FROM messages').pluck(),
+      // The newest pk below every turn still queued for the index (full-text-queue.ts).
+      lastPk: db
+        .prepare<[], number | null>(
+          'SELECT coalesce((SELECT min(pk) FROM messages_fts_queue) - 1, (SELECT max(pk) FROM messages))',
+        )
+        .pluck(),
       // bm25() is lower-is-better; the interface wants higher-is-better, and only the content
       // column counts. Ranking happens inside FTS5 and only the best candidates are joined to
       // their rows (joining every match read each one's row first: 4x the cost); the scope
@@ -152,10 +157,11 @@ export class FullTextSearch {
 
   /**
    * Turns of the scope (`inScope` prefixes the query) containing a term, counted up to
-   * SELECTIVE_DOCS. A remembered count below that is kept only while the rows stored since
-   * (`lastPk` is the store's newest) could not have taken it there: a bulk import into a small
-   * store made its words everyday within seconds, and their old counts sent them to bm25() as
-   * rare ones, which ranks every match (2.4x the context build's median after one, bench/NOTES.md).
+   * SELECTIVE_DOCS. A remembered count below that is kept only while the rows indexed since
+   * (`lastPk`: the index holds every turn up to it) could not have taken it there: a bulk
+   * import into a small store made its words everyday within seconds, and their old counts
+   * sent them to bm25() as rare ones, which ranks every match (2.4x the context build's median
+   * after one, bench/NOTES.md).
    */
   private documentsWith(inScope: string, term: string, lastPk: number): number {
     if (Date.now() - this.countsSince > COUNT_TTL_MS || this.counts.size >= COUNT_CACHE_SIZE) {
@@ -166,7 +172,11 @@ export class FullTextSearch {
     const known = this.counts.get(query);
     // A newest pk below the one counted at: the newest rows were purged, and pks are reused.
     const grown = known && lastPk >= known.atPk ? lastPk - known.atPk : Infinity;
-    if (known && (known.docs >= SELECTIVE_DOCS || known.docs + grown < SELECTIVE_DOCS)) return known.docs;
+    // A word found nowhere is counted again once any turn was indexed: a count of 0 drops the
+    // word from the query, and the turn may hold it.
+    const absentStill = known?.docs === 0 && grown === 0;
+    const rareStill = known !== undefined && known.docs > 0 && known.docs + grown < SELECTIVE_DOCS;
+    if (known && (known.docs >= SELECTIVE_DOCS || rareStill || absentStill)) return known.docs;
     const docs = this.statements.termDocs.get({ term: query, cap: SELECTIVE_DOCS }) ?? 0;
     this.counts.set(query, { docs, atPk: lastPk });
     return docs;

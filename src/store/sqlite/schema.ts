@@ -12,17 +12,18 @@ import { MAINTENANCE_SCHEMA } from './maintenance-statements';
  * both on upgrade). 6 added summary_epochs. 7 creates the idempotency, instance-state and
  * background-job tables here; they used to be created by each connection on first use, and
  * DDL one process runs while another loads the schema fails the other's full-text table
- * ("vtable constructor failed"), so no DDL may run outside a migration.
+ * ("vtable constructor failed"), so no DDL may run outside a migration. 8 indexes turns for
+ * full text in batches (full-text-queue.ts): a turn's insert only queues its pk.
  */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /**
- * The word the full-text index stores in the `scope` column of each turn: the hex of its
- * partition and instance. A query ANDs it, so FTS5 ranks the turns of one instance instead of
- * every match in the store and dropping the others afterwards (full-text-search.ts builds the
- * same word).
+ * SQL of the word the full-text index stores in the `scope` column of the turn `row` names:
+ * the hex of its partition and instance. A query ANDs it, so FTS5 ranks the turns of one
+ * instance instead of every match in the store and dropping the others afterwards
+ * (full-text-search.ts builds the same word).
  */
-const scopeToken = (row: 'new' | 'old') => `'s' || hex(${row}.partition) || 'i' || hex(${row}.instance)`;
+export const scopeTokenSql = (row: string) => `'s' || hex(${row}.partition) || 'i' || hex(${row}.instance)`;
 
 // Column order matters: SQLite reads a row front to back, so the small columns come first,
 // the embedding next (a vector scan stops there) and the unbounded content and raw JSON last.
@@ -166,17 +167,26 @@ CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5 (
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
 
+-- Turns are indexed for full text in batches, not one by one as they are stored: FTS5 writes a
+-- segment at every commit, and a turn indexed in its own transaction cost ~3x one indexed with
+-- a hundred others (bench/NOTES.md). An insert queues the pk here; FullTextQueue moves the
+-- queued turns into messages_fts. A turn still queued is not in the index, so deleting or
+-- editing it leaves the index alone (the batch reads its row as it is then).
+CREATE TABLE IF NOT EXISTS messages_fts_queue (pk INTEGER PRIMARY KEY) STRICT;
 CREATE TRIGGER IF NOT EXISTS messages_fts_insert AFTER INSERT ON messages BEGIN
-  INSERT INTO messages_fts (rowid, content, scope) VALUES (new.pk, new.content, ${scopeToken('new')});
+  INSERT INTO messages_fts_queue (pk) VALUES (new.pk);
 END;
 CREATE TRIGGER IF NOT EXISTS messages_fts_delete AFTER DELETE ON messages BEGIN
   INSERT INTO messages_fts (messages_fts, rowid, content, scope)
-    VALUES ('delete', old.pk, old.content, ${scopeToken('old')});
+    SELECT 'delete', old.pk, old.content, ${scopeTokenSql('old')}
+     WHERE NOT EXISTS (SELECT 1 FROM messages_fts_queue WHERE pk = old.pk);
+  DELETE FROM messages_fts_queue WHERE pk = old.pk;
 END;
-CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+CREATE TRIGGER IF NOT EXISTS messages_fts_update AFTER UPDATE OF content ON messages
+  WHEN NOT EXISTS (SELECT 1 FROM messages_fts_queue WHERE pk = old.pk) BEGIN
   INSERT INTO messages_fts (messages_fts, rowid, content, scope)
-    VALUES ('delete', old.pk, old.content, ${scopeToken('old')});
-  INSERT INTO messages_fts (rowid, content, scope) VALUES (new.pk, new.content, ${scopeToken('new')});
+    VALUES ('delete', old.pk, old.content, ${scopeTokenSql('old')});
+  INSERT INTO messages_fts (rowid, content, scope) VALUES (new.pk, new.content, ${scopeTokenSql('new')});
 END;
 
 CREATE VIRTUAL TABLE IF NOT EXISTS tool_calls_fts USING fts5 (
@@ -233,6 +243,9 @@ export function migrateSchema(db: Database.Database): void {
     }
     if (version === SCHEMA_VERSION) return;
     if (version < 3) db.exec(DROP_UNSCOPED_FULL_TEXT);
+    // Every turn stored until now is indexed; the triggers that queue the next ones replace
+    // those that indexed each turn as it was stored.
+    if (version < 8) db.exec(DROP_FULL_TEXT_TRIGGERS);
     db.exec('DROP INDEX IF EXISTS messages_scope_pk');
     db.exec(SCHEMA);
     db.exec(INSTANCE_STATES_SCHEMA);
@@ -244,20 +257,23 @@ export function migrateSchema(db: Database.Database): void {
       db.exec(`ALTER TABLE topics ADD COLUMN highlight_ids TEXT NOT NULL DEFAULT '[]'`);
     }
     // Turns stored before version 3 go into the rebuilt full-text index (none in a new file).
-    if (version < 3) db.exec(INDEX_STORED_TURNS);
+    if (version < 3) db.exec(`${INDEX_STORED_TURNS}; DELETE FROM messages_fts_queue`);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }
 
-const DROP_UNSCOPED_FULL_TEXT = `
+const DROP_FULL_TEXT_TRIGGERS = `
 DROP TRIGGER IF EXISTS messages_fts_insert;
 DROP TRIGGER IF EXISTS messages_fts_delete;
 DROP TRIGGER IF EXISTS messages_fts_update;
+`;
+
+const DROP_UNSCOPED_FULL_TEXT = `${DROP_FULL_TEXT_TRIGGERS}
 DROP TABLE IF EXISTS messages_fts;
 `;
 
 const INDEX_STORED_TURNS = `INSERT INTO messages_fts (rowid, content, scope)
-  SELECT pk, content, ${scopeToken('new').replaceAll('new.', '')} FROM messages`;
+  SELECT pk, content, ${scopeTokenSql('messages')} FROM messages`;
 
 function readVersion(db: Database.Database): number {
   return db.pragma('user_version', { simple: true }) as number;

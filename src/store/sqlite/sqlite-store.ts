@@ -29,6 +29,7 @@ import type {
   Synapse,
 } from '../types';
 import { createAppendPath, createContinueLatest, type AppendPathInput } from './append-path';
+import { FullTextQueue } from './full-text-queue';
 import { FullTextSearch } from './full-text-search';
 import { listPendingEmbeddings } from './list-pending-embeddings';
 import { toStoredMessage, toStoredToolCall } from './message-row';
@@ -107,6 +108,7 @@ interface Connection {
   dimensions: number;
   vectors: VectorIndexCache;
   fullText: FullTextSearch;
+  fullTextQueue: FullTextQueue;
   checkpointer: WalCheckpointer;
   /** Where searches run when the store has a search thread. */
   searcher: SearchThread | null;
@@ -160,6 +162,7 @@ export class SqliteStore implements MemoryStore {
       const dimensions = options.embeddingDimensions;
       const vectors = this.vectorCache(db, dimensions);
       const fullText = new FullTextSearch(db);
+      const fullTextQueue = new FullTextQueue(db);
       this.idempotency = openIdempotencyTable(db);
       const checkpointer = new WalCheckpointer(db, this.file);
       const searcher = this.searchThread
@@ -178,6 +181,7 @@ export class SqliteStore implements MemoryStore {
         dimensions,
         vectors,
         fullText,
+        fullTextQueue,
         checkpointer,
         searcher,
       };
@@ -190,6 +194,7 @@ export class SqliteStore implements MemoryStore {
   async close(): Promise<void> {
     await this.connection?.searcher?.close();
     await this.connection?.checkpointer.stop();
+    this.connection?.fullTextQueue.close();
     this.connection?.vectors.close();
     this.connection?.db.close();
     this.connection = null;
@@ -419,7 +424,8 @@ export class SqliteStore implements MemoryStore {
     return exactSearchVectors({ statements, scope, vector, k });
   }
 
-  async fullTextSearch(scope: Scope, text: string, options: { k: number }): Promise<ScoredId[]> {
+  async fullTextSearch(scope: Scope, text: string, options: { k: number; fresh?: boolean }): Promise<ScoredId[]> {
+    if (options.fresh !== false) this.open.fullTextQueue.indexAll();
     const hits = await this.open.searcher?.fullTextSearch(scope, text, options.k);
     return hits ?? this.open.fullText.search(scope, text, options.k);
   }
