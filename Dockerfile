@@ -18,4 +18,4 @@ USER node
 VOLUME ["/data"]
 EXPOSE 3017
 HEALTHCHECK --interval=15s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3017/health').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-CMD ["node_modules/.bin/tsx", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=64", "--import", "tsx", "src/main.ts"]

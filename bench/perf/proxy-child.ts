@@ -35,7 +35,8 @@ export interface ProxyStats {
 export async function startProxyChild(env: Record<string, string>): Promise<ProxyChild> {
   const child: ChildProcess = fork(ENTRY, [], {
     env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...env },
-    execArgv: ['--import', 'tsx'],
+    // As `npm start` runs the proxy (package.json).
+    execArgv: ['--max-semi-space-size=64', '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
