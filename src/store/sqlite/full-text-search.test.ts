@@ -166,6 +166,20 @@ describe('turns queued for the full-text index', () => {
     db.close();
   });
 
+  it('are indexed before an import returns, so a restored store is searched at once', async () => {
+    const { store: source, ids: [stored] } = await storeWith(['exported talk of tapirs']);
+    const records = [];
+    for await (const record of source.exportRecords({ partition: scope.partition })) records.push(record);
+    const target = new SqliteStore({ dataDir: mkdtempSync(path.join(tmpdir(), 'fts-import-')) });
+    await target.init({ embeddingDimensions: 4 });
+    try {
+      await target.importRecords(records);
+      expect(ids(await target.fullTextSearch(scope, 'tapirs', { k: 5, fresh: false }))).toEqual([stored]);
+    } finally {
+      await target.close();
+    }
+  });
+
   it('are indexed by the next store to open the file when the one that stored them closed first', async () => {
     const { ids: [stored] } = await storeWith(['left queued about tapirs']);
     const reopened = await reopen();

@@ -571,8 +571,13 @@ export class SqliteStore implements MemoryStore {
   }
 
   async importRecords(records: GraphRecord[]): Promise<ImportResult> {
-    const { db, statements, dimensions } = this.open;
-    return importRecords({ db, statements, dimensions, records });
+    const { db, statements, dimensions, fullTextQueue } = this.open;
+    const result = importRecords({ db, statements, dimensions, records });
+    // An import's batch is large enough to index at once, and a store restored from an export
+    // is searched as soon as it is done (the proxy that opens it next would otherwise index a
+    // whole import in the background).
+    fullTextQueue.indexAll();
+    return result;
   }
 
   async listTopics(scope: Scope): Promise<StoredTopic[]> {
