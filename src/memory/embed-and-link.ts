@@ -1,5 +1,6 @@
 import { cosineSimilarity, type Embedder } from '../embeddings/embedder';
 import type { MemoryStore, VectorHit } from '../store/memory-store';
+import { scopeKey } from '../store/scope-key';
 import type {
   EmbeddingItem,
   PendingEmbedding,
@@ -147,7 +148,7 @@ export async function sweepMissingEmbeddings(
     if (pending.length === 0) return done;
     const byScope = new Map<string, { scope: Scope; items: PendingEmbedding[] }>();
     for (const item of pending) {
-      const key = `${item.scope.partition}\u0000${item.scope.instance}`;
+      const key = scopeKey(item.scope);
       const group = byScope.get(key) ?? { scope: item.scope, items: [] };
       group.items.push(item);
       byScope.set(key, group);

@@ -3,6 +3,7 @@ import type { Embedder } from '../embeddings/embedder';
 import { LruCache } from '../embeddings/lru-cache';
 import { sameList } from '../lists';
 import type { MemoryStore, VectorHit } from '../store/memory-store';
+import { scopeKey } from '../store/scope-key';
 import type { CoreMemoryBlock, Scope, StoredMessage } from '../store/types';
 import { countTokens } from '../tokens/count-tokens';
 import type { IndexBlock, PinnedBlock, WindowInfo } from './build-context';
@@ -60,7 +61,7 @@ export function createMemoryContext(deps: MemoryContextDeps) {
   const nextSummaryJob = (scope: Scope, window: WindowInfo, maxTokens: number): FollowUp | null => {
     const next = nextBoundary(window.turns, window.windowTokens);
     if (!next) return null;
-    const key = `${scope.partition}\u0000${scope.instance}\u0000${next.id}\u0000${maxTokens}`;
+    const key = `${scopeKey(scope)}\u0000${next.id}\u0000${maxTokens}`;
     if (prepared.has(key)) return null;
     if (prepared.size >= MAX_PREPARED) prepared.clear();
     prepared.add(key);
@@ -77,8 +78,8 @@ export function createMemoryContext(deps: MemoryContextDeps) {
     const { scope, budget, newest } = context;
     const afterAnswer: FollowUp[] = [];
     const nearest = new Map<string, VectorHit[]>();
-    const scopeKey = `${scope.partition}\u0000${scope.instance}`;
-    const hint = hints.get(scopeKey);
+    const key = scopeKey(scope);
+    const hint = hints.get(key);
     // One search per query text and request: the guess below, the early search and the index's own share it.
     const searches = new Map<string, Promise<Candidates>>();
     const search = (text: string): Promise<Candidates> => {
@@ -132,7 +133,7 @@ export function createMemoryContext(deps: MemoryContextDeps) {
     const pinned = coreMemoryBlock(coreMemory);
     const overBudget = leaf !== null && leaf.branchTokens > budget;
     const learnt: ScopeHint = { overBudget, windowStart: null };
-    hints.set(scopeKey, learnt);
+    hints.set(key, learnt);
     const windowStartsAt = (window: WindowInfo) => {
       const first = window.turns[0];
       learnt.windowStart = first ? { id: first.id, seq: first.seq } : null;

@@ -3,6 +3,7 @@ import { toMessageRecord, toToolCallRecord, type MessageRecord } from '../graph-
 import { toPeriodSummaryRecord, toTopicRecord } from '../job-records';
 import type { ExportFilter } from '../management-types';
 import { compareText } from '../summarize-partitions';
+import { scopeKey } from '../scope-key';
 import type { Scope } from '../types';
 import { getCoreMemory } from './key-value-queries';
 import {
@@ -163,7 +164,7 @@ async function exportScopes(
   const scopes = new Map<string, { scope: Scope; instance: InstanceCounter | null }>();
   for (const row of [...counters, ...memories]) {
     const scope = { partition: String(row['partition']), instance: String(row['instance']) };
-    const key = `${scope.partition}\u0000${scope.instance}`;
+    const key = scopeKey(scope);
     if (scopes.has(key)) continue;
     const instance: InstanceCounter | null =
       row['lastSeq'] === undefined

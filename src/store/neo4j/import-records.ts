@@ -16,6 +16,7 @@ import {
   type TopicRecord,
 } from '../graph-record';
 import type { ImportResult } from '../management-types';
+import { scopeKey } from '../scope-key';
 import type { Scope } from '../types';
 import { importPeriodSummaries, importTopicLinks, importTopics } from './import-job-records';
 import { importLinks } from './import-links';
@@ -391,8 +392,4 @@ function scopesOf(records: Indexed<Scope>[]): Scope[] {
   for (const { record } of records)
     scopes.set(scopeKey(record), { partition: record.partition, instance: record.instance });
   return [...scopes.values()];
-}
-
-function scopeKey(scope: Scope): string {
-  return `${scope.partition}\u0000${scope.instance}`;
 }

@@ -1,3 +1,4 @@
+import { scopeKey } from '../scope-key';
 import type { Scope } from '../types';
 import { toNumber } from './map-record';
 import type { Neo4jRunner, Row } from './neo4j-runner';
@@ -32,7 +33,7 @@ export class ScopeShares {
 
   /** The instance's turns over the store's messages (0 for an instance with none). */
   of(scope: Scope): Promise<number> {
-    const key = `${scope.partition}\u0000${scope.instance}`;
+    const key = scopeKey(scope);
     const now = Date.now();
     const known = this.shares.get(key);
     if (known && now - known.at < SHARE_TTL_MS) return known.share;

@@ -174,9 +174,8 @@ export class FullTextSearch {
     const grown = known && lastPk >= known.atPk ? lastPk - known.atPk : Infinity;
     // A word found nowhere is counted again once any turn was indexed: a count of 0 drops the
     // word from the query, and the turn may hold it.
-    const absentStill = known?.docs === 0 && grown === 0;
-    const rareStill = known !== undefined && known.docs > 0 && known.docs + grown < SELECTIVE_DOCS;
-    if (known && (known.docs >= SELECTIVE_DOCS || rareStill || absentStill)) return known.docs;
+    const stillRare = known !== undefined && known.docs > 0 && known.docs + grown < SELECTIVE_DOCS;
+    if (known && (grown === 0 || known.docs >= SELECTIVE_DOCS || stillRare)) return known.docs;
     const docs = this.statements.termDocs.get({ term: query, cap: SELECTIVE_DOCS }) ?? 0;
     this.counts.set(query, { docs, atPk: lastPk });
     return docs;

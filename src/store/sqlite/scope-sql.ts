@@ -27,8 +27,3 @@ export const IDS = 'SELECT value FROM json_each(@ids)';
 export function scopeParams(scope: ScopeParams): ScopeParams {
   return { partition: scope.partition, instance: scope.instance };
 }
-
-/** One string naming a scope, for maps keyed by scope. */
-export function scopeKey(scope: ScopeParams): string {
-  return `${scope.partition}\u0000${scope.instance}`;
-}

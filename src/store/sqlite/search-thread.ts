@@ -1,7 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import type { VectorHit, VectorSearchOptions } from '../memory-store';
 import type { Scope, ScoredId } from '../types';
-import { scopeKey, scopeParams } from './scope-sql';
+import { scopeKey } from '../scope-key';
+import { scopeParams } from './scope-sql';
 
 /** What the search thread is started with. */
 export interface SearchThreadData {

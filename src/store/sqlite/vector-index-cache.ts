@@ -4,7 +4,8 @@ import type { Scope } from '../types';
 import { CodePool } from './code-pool';
 import { toUnitQuery, cosineToUnit, type UnitQuery } from './collect-nearest';
 import { IvfIndex, type IvfHit, type IvfOptions } from './ivf-index';
-import { scopeKey, scopeParams } from './scope-sql';
+import { scopeKey } from '../scope-key';
+import { scopeParams } from './scope-sql';
 import { decodeVector } from '../vector-codec';
 import { prepareVectorIndexStatements, type VectorIndexStatements } from './vector-index-statements';
 
