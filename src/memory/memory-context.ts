@@ -10,7 +10,7 @@ import type { IndexBlock, PinnedBlock, WindowInfo } from './build-context';
 import { MAX_EMBED_CHARS } from './embed-and-link';
 import { DEFAULT_THRESHOLDS, formatMemoryIndex } from './memory-index';
 import type { EnrichContext, Enrichment, FollowUp } from './prepare-request';
-import { expandSeeds, expansionSeeds, fuseCandidates, searchCandidates, type Candidates } from './retrieve';
+import { expandSeeds, expansionSeeds, fuseCandidates, resolveTurns, searchCandidates, type Candidates } from './retrieve';
 import { nextBoundary, runningSummary } from './running-summary';
 import type { RewriteRequest } from './summary-rewriter';
 
@@ -213,8 +213,9 @@ export function createMemoryContext(deps: MemoryContextDeps) {
                 return early && sameList(early.seeds, seeds) ? early : expandSeeds({ store, scope }, candidates, seeds);
               },
             );
-            const index = formatMemoryIndex({
+            const index = await formatMemoryIndex({
               hits,
+              resolve: (shown) => resolveTurns({ store, scope }, shown),
               memoryCount: Math.max(0, leaf.seq - window.turns.length),
               thresholds: { ...DEFAULT_THRESHOLDS, snippets: deps.config.indexClusteringThreshold },
               snippetLength: deps.config.indexSnippetLength,

@@ -1,5 +1,5 @@
 import type { MemoryStore, VectorHit } from '../store/memory-store';
-import type { Neighbour, Scope, StoredMessage } from '../store/types';
+import type { Neighbour, Scope, StoredMessage, TurnHead } from '../store/types';
 
 /** The k of reciprocal rank fusion: how much a first place outweighs a tenth. */
 const RRF_K = 60;
@@ -41,14 +41,24 @@ const RECENCY_WEIGHT = 0.000001;
 /** Why a hit was retrieved. */
 export type MatchSource = 'vector' | 'fulltext' | 'graph';
 
-/** A retrieved turn with its fused score and what found it. */
-export interface RetrievedTurn {
-  message: StoredMessage;
+/** A ranked turn with its fused score and what found it; `T` is its head or the whole turn. */
+export interface Ranked<T extends TurnHead> {
+  message: T;
   score: number;
   sources: MatchSource[];
   /** The chunk of the turn that matched, when the turn was found through one. */
-  chunk?: StoredMessage;
+  chunk?: T;
 }
+
+/** A retrieved turn, loaded whole. */
+export type RetrievedTurn = Ranked<StoredMessage>;
+
+/**
+ * A fused hit as ranking leaves it: a search may bring only its head, and only the hits a
+ * caller goes on to show are loaded whole (`resolveTurns`): the memory index shows about one
+ * in eight of the turns the searches find.
+ */
+export type RankedTurn = Ranked<TurnHead>;
 
 /** A hybrid search request. */
 export interface RetrieveInput {
@@ -67,7 +77,10 @@ export interface RetrieveInput {
   fresh?: boolean;
 }
 
-/** What the vector and full-text searches found, loaded: the first half of a retrieval. */
+/**
+ * What the vector and full-text searches found, resolved to their turns (heads, where the store
+ * brings them): the first half of a retrieval.
+ */
 export interface Candidates {
   /** The vector search's hits as the store returned them, nearest first. */
   nearest: VectorHit[];
@@ -84,10 +97,10 @@ interface RankedId {
   weight: number;
 }
 
-/** A hit resolved to its turn (and the chunk that matched, when a chunk did). */
+/** A hit resolved to its turn (and the chunk that matched, when a chunk did), as heads or whole. */
 interface LoadedTurn {
-  turn: StoredMessage;
-  chunk?: StoredMessage;
+  turn: TurnHead;
+  chunk?: TurnHead;
 }
 
 /**
@@ -96,7 +109,7 @@ interface LoadedTurn {
  * tie-breaker; chunk hits count for their parent turn.
  */
 export async function retrieve(input: RetrieveInput): Promise<RetrievedTurn[]> {
-  return fuseCandidates(input, await searchCandidates(input));
+  return resolveTurns(input, await fuseCandidates(input, await searchCandidates(input)));
 }
 
 /**
@@ -130,14 +143,14 @@ export interface Expansion {
 }
 
 /** Fused scores of the search hits, keyed by turn. */
-type Fused = Map<string, { score: number; sources: Set<MatchSource>; chunk?: StoredMessage }>;
+type Fused = Map<string, { score: number; sources: Set<MatchSource>; chunk?: TurnHead }>;
 
 /**
  * The turns graph expansion starts from: the best fused search hits that `excluded` leaves in.
  * A caller can start the expansion with a guess of what the window excludes and keep it when
  * the seeds come out the same.
  */
-export function expansionSeeds(candidates: Candidates, excluded: (turn: StoredMessage) => boolean): string[] {
+export function expansionSeeds(candidates: Candidates, excluded: (turn: TurnHead) => boolean): string[] {
   return seedsOf(fuseSearchHits(candidates, candidates.loaded, excluded));
 }
 
@@ -161,8 +174,8 @@ export async function fuseCandidates(
   input: Pick<RetrieveInput, 'store' | 'scope' | 'exclude' | 'limit'>,
   candidates: Candidates,
   expand: (seeds: string[]) => Promise<Expansion> = (seeds) => expandSeeds(input, candidates, seeds),
-): Promise<RetrievedTurn[]> {
-  const excluded = (turn: StoredMessage) => input.exclude.has(turn.id);
+): Promise<RankedTurn[]> {
+  const excluded = (turn: TurnHead) => input.exclude.has(turn.id);
   const loaded = new Map(candidates.loaded);
   const fused = fuseSearchHits(candidates, loaded, excluded);
   const seeds = seedsOf(fused);
@@ -208,7 +221,7 @@ export async function fuseCandidates(
 }
 
 /** The vector and full-text lists fused by reciprocal rank, leaving out what `excluded` names and deleted turns. */
-function fuseSearchHits(candidates: Candidates, loaded: Map<string, LoadedTurn>, excluded: (turn: StoredMessage) => boolean): Fused {
+function fuseSearchHits(candidates: Candidates, loaded: Map<string, LoadedTurn>, excluded: (turn: TurnHead) => boolean): Fused {
   const fused: Fused = new Map();
   addRanked(fused, loaded, excluded, candidates.vectorList, 'vector');
   addRanked(fused, loaded, excluded, candidates.textList, 'fulltext');
@@ -219,7 +232,7 @@ function fuseSearchHits(candidates: Candidates, loaded: Map<string, LoadedTurn>,
 function addRanked(
   fused: Fused,
   loaded: Map<string, LoadedTurn>,
-  excluded: (turn: StoredMessage) => boolean,
+  excluded: (turn: TurnHead) => boolean,
   hits: RankedId[],
   source: MatchSource,
 ): void {
@@ -242,20 +255,62 @@ function seedsOf(fused: Fused): string[] {
   return [...fused.entries()].sort((a, b) => b[1].score - a[1].score).slice(0, EXPAND_FROM).map(([id]) => id);
 }
 
-/** Loads the hits the search did not bring with it, resolving chunks to their parent turn. */
-async function loadTurns(store: MemoryStore, scope: Scope, hits: { id: string; message?: StoredMessage }[]): Promise<Map<string, LoadedTurn>> {
-  const brought = new Map(hits.flatMap((hit) => (hit.message ? [[hit.id, hit.message] as const] : [])));
+/**
+ * Resolves hits to their turns (and chunks to their parent turn): what the search brought (whole
+ * turns or heads) as it is, and the rest loaded.
+ */
+async function loadTurns(
+  store: MemoryStore,
+  scope: Scope,
+  hits: { id: string; message?: StoredMessage; head?: TurnHead }[],
+): Promise<Map<string, LoadedTurn>> {
+  const brought = new Map<string, TurnHead>();
+  for (const hit of hits) {
+    const known = hit.message ?? hit.head;
+    if (known) brought.set(hit.id, known);
+  }
   const missing = [...new Set(hits.map((hit) => hit.id))].filter((id) => !brought.has(id));
-  const found = [...brought.values(), ...(await store.getMessages(scope, missing))];
-  const parentIds = found.filter((message) => message.isChunk && message.chunkParentId).map((message) => message.chunkParentId!);
-  const parents = new Map((await store.getMessages(scope, [...new Set(parentIds)])).map((parent) => [parent.id, parent]));
+  const found: TurnHead[] = [...brought.values(), ...(await store.getMessages(scope, missing))];
+  const byId = new Map(found.map((turn) => [turn.id, turn]));
+  const parentIds = found.filter((turn) => turn.isChunk && turn.chunkParentId).map((turn) => turn.chunkParentId!);
+  const unknownParents = [...new Set(parentIds)].filter((id) => !byId.has(id));
+  for (const parent of await store.getMessages(scope, unknownParents)) byId.set(parent.id, parent);
   const result = new Map<string, LoadedTurn>();
-  for (const message of found) {
-    if (!message.isChunk) result.set(message.id, { turn: message });
+  for (const turn of found) {
+    if (!turn.isChunk) result.set(turn.id, { turn });
     else {
-      const parent = parents.get(message.chunkParentId ?? '');
-      if (parent) result.set(message.id, { turn: parent, chunk: message });
+      const parent = byId.get(turn.chunkParentId ?? '');
+      if (parent && !parent.isChunk) result.set(turn.id, { turn: parent, chunk: turn });
     }
   }
   return result;
+}
+
+/** Whether a head is the whole turn (a search brought it, or it was loaded). */
+function isWhole(turn: TurnHead): turn is StoredMessage {
+  return 'content' in turn;
+}
+
+/**
+ * The whole turns (and matching chunks) of ranked hits, in their order, loaded in one read where
+ * the searches brought only heads. A turn deleted since it was ranked is left out; a chunk no
+ * longer there leaves its turn without one.
+ */
+export async function resolveTurns(
+  input: Pick<RetrieveInput, 'store' | 'scope'>,
+  hits: RankedTurn[],
+): Promise<RetrievedTurn[]> {
+  const missing = new Set<string>();
+  for (const hit of hits) {
+    if (!isWhole(hit.message)) missing.add(hit.message.id);
+    if (hit.chunk && !isWhole(hit.chunk)) missing.add(hit.chunk.id);
+  }
+  const loaded = new Map((await input.store.getMessages(input.scope, [...missing])).map((turn) => [turn.id, turn]));
+  const whole = (turn: TurnHead) => (isWhole(turn) ? turn : loaded.get(turn.id));
+  return hits.flatMap((hit): RetrievedTurn[] => {
+    const message = whole(hit.message);
+    if (!message || message.deleted) return [];
+    const chunk = hit.chunk && whole(hit.chunk);
+    return [{ message, score: hit.score, sources: hit.sources, ...(chunk ? { chunk } : {}) }];
+  });
 }

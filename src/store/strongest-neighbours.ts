@@ -12,8 +12,8 @@ export function byScoreThenId(
  * The answer of MemoryStore.neighbours from every link a store found: each neighbour once, by
  * its strongest link (the first of equals), strongest first, at most `limit`.
  */
-export function strongestNeighbours(links: Iterable<Neighbour>, limit: number): Neighbour[] {
-  const strongest = new Map<string, Neighbour>();
+export function strongestNeighbours<T extends Neighbour>(links: Iterable<T>, limit: number): T[] {
+  const strongest = new Map<string, T>();
   for (const link of links) {
     const known = strongest.get(link.id);
     if (known === undefined || link.score > known.score) strongest.set(link.id, link);

@@ -93,6 +93,13 @@ export interface StoredToolCall {
   durationMs: number | null;
 }
 
+/**
+ * What ranking a retrieved turn needs of it, without its content: a search that reads each hit's
+ * row anyway can bring this much with the hit, and the caller loads whole turns only for the few
+ * it goes on to show.
+ */
+export type TurnHead = Pick<StoredMessage, 'id' | 'role' | 'seq' | 'timestamp' | 'deleted' | 'isChunk' | 'chunkParentId'>;
+
 /** A hit from a vector or full-text search; higher score is better. */
 export interface ScoredId {
   id: string;
@@ -102,6 +109,8 @@ export interface ScoredId {
    * reads it in the same query; otherwise the caller loads it by id.
    */
   message?: StoredMessage;
+  /** Instead of `message`, what an adapter brings of the hit without its content (`withMessages`). */
+  head?: TurnHead;
 }
 
 /** An embedding to store on a message, chunk or tool call. */
@@ -132,6 +141,8 @@ export interface Neighbour {
   score: number;
   /** The neighbouring turn, as in ScoredId. */
   message?: StoredMessage;
+  /** Its head, as in ScoredId. */
+  head?: TurnHead;
 }
 
 /** A named core-memory block pinned into every request of an instance. */

@@ -4,7 +4,7 @@ import { idFactory } from '../../ids';
 import { repeatedTurn } from '../repeated-turn';
 import type { AppendedTurn, NewMessage, Scope } from '../types';
 import { makeSnippet } from '../../text/snippet';
-import { toStoredMessage, type MessageRow } from './message-row';
+import { insertMessageRow, toStoredMessage, type MessageRow } from './message-row';
 import { scopeParams } from './scope-sql';
 import type { Statements } from './statements';
 
@@ -80,7 +80,7 @@ function insertTurn(options: {
   const { statements, params, parent, message, timestamp } = options;
   const seq = statements.nextSeq.get(params);
   if (seq === undefined) throw new Error('instance counter returned no sequence number');
-  const row = statements.insertMessage.get({
+  const row = insertMessageRow(statements.insertMessage, {
     ...params,
     id: nextId(),
     role: message.role,
@@ -100,7 +100,6 @@ function insertTurn(options: {
     content: message.content,
     raw: JSON.stringify(message.raw),
   });
-  if (row === undefined) throw new Error('insert returned no row');
   if (message.role === 'assistant' && parent?.role === 'user') {
     statements.insertEdge.run({
       ...params,

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { messageRows } from './message-row';
+import { HEAD_COLUMNS, type HeadValues } from './turn-heads';
 import {
   IDS,
   IN_SCOPE,
@@ -7,6 +8,9 @@ import {
   type ByIdParams,
   type ScopeParams,
 } from './scope-sql';
+
+/** HEAD_COLUMNS of the neighbouring turn `n`. */
+const HEAD_NEIGHBOUR_COLUMNS = HEAD_COLUMNS.split(', ').map((column) => `n.${column}`).join(', ');
 
 /** Statements of the graph: RESPONDED_WITH and SYNAPSE edges, and neighbour expansion. */
 export function prepareGraphStatements(db: Database.Database) {
@@ -57,18 +61,14 @@ export function prepareGraphStatements(db: Database.Database) {
     // Every link of the given turns to a live turn of the scope; the store keeps each
     // neighbour's strongest. Grouping and ordering here took half the statement's time, for a
     // few dozen rows that JavaScript sorts in microseconds.
+    // Each link with the head of the turn it leads to (turn-heads.ts), as arrays.
     neighbourLinks: db.prepare<
       ScopeParams & {
         ids: string;
         respondedWithScore: number;
         repliesToScore: number;
       },
-      {
-        id: string;
-        fromId: string;
-        via: 'SYNAPSE' | 'RESPONDED_WITH' | 'REPLIES_TO';
-        score: number;
-      }
+      [fromId: string, via: 'SYNAPSE' | 'RESPONDED_WITH' | 'REPLIES_TO', score: number, ...head: HeadValues]
     >(
       `WITH given (id) AS (${IDS}),
        linked (id, from_id, via, score) AS (
@@ -85,10 +85,10 @@ export function prepareGraphStatements(db: Database.Database) {
          UNION ALL
          SELECT id, parent_id, 'REPLIES_TO', @repliesToScore FROM messages
           WHERE ${IN_SCOPE} AND parent_id IN (SELECT id FROM given) AND is_chunk = 0)
-       SELECT linked.id AS id, linked.from_id AS fromId, linked.via AS via, linked.score AS score
+       SELECT linked.from_id, linked.via, linked.score, ${HEAD_NEIGHBOUR_COLUMNS}
          FROM linked JOIN messages n INDEXED BY messages_id ON n.id = linked.id
         WHERE n.partition = @partition AND n.instance = @instance AND n.deleted = 0
           AND linked.id NOT IN (SELECT id FROM given)`,
-    ),
+    ).raw(true),
   };
 }

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { StoredMessage, StoredToolCall, TurnRole } from '../types';
+import type { InsertMessageParams } from './statements';
 
 /** The message columns every read selects (never the embedding, which only vector code needs). */
 export const MESSAGE_COLUMNS = `id, partition, instance, role, seq, timestamp, token_count, branch_tokens,
@@ -103,6 +104,41 @@ function rowOf(values: unknown[]): MessageRow {
     edit_history: values[19] as string,
     content: values[20] as string,
     raw: values[21] as string,
+  };
+}
+
+/**
+ * Inserts a turn or chunk and answers its row as a read would: the values given, and the
+ * defaults of the columns an insert leaves out (a new row is neither edited nor deleted).
+ */
+export function insertMessageRow(
+  statement: Database.Statement<[InsertMessageParams]>,
+  params: InsertMessageParams,
+): MessageRow {
+  statement.run(params);
+  return {
+    id: params.id,
+    partition: params.partition,
+    instance: params.instance,
+    role: params.role,
+    seq: params.seq,
+    timestamp: params.timestamp,
+    token_count: params.tokenCount,
+    branch_tokens: params.branchTokens,
+    content_hash: params.contentHash,
+    parent_id: params.parentId,
+    model: params.model,
+    trace_id: params.traceId,
+    edited: 0,
+    deleted: 0,
+    is_chunk: params.isChunk,
+    chunk_index: params.chunkIndex,
+    chunk_parent_id: params.chunkParentId,
+    snippet: params.snippet,
+    metadata: params.metadata,
+    edit_history: '[]',
+    content: params.content,
+    raw: params.raw,
   };
 }
 

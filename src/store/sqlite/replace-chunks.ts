@@ -3,7 +3,7 @@ import { newId } from '../../ids';
 import { NotFoundError } from '../../errors';
 import type { Scope, StoredMessage } from '../types';
 import { makeSnippet } from '../../text/snippet';
-import { toStoredMessage } from './message-row';
+import { insertMessageRow, toStoredMessage } from './message-row';
 import { scopeParams } from './scope-sql';
 import type { Statements } from './statements';
 
@@ -30,7 +30,7 @@ export function replaceChunks(options: {
   statements.deleteChunkEdges.run({ ...params, parentId });
   statements.deleteChunks.run({ ...params, parentId });
   return chunks.map((chunk, index) => {
-    const row = statements.insertMessage.get({
+    const row = insertMessageRow(statements.insertMessage, {
       ...params,
       id: newId(),
       role: parent.role,
@@ -51,7 +51,6 @@ export function replaceChunks(options: {
       content: chunk.content,
       raw: JSON.stringify({ role: parent.role, content: chunk.content }),
     });
-    if (row === undefined) throw new Error('insert returned no row');
     return toStoredMessage(row);
   });
 }

@@ -61,6 +61,32 @@ describe('the SQLite store searching on a thread of its own', () => {
     expect(threaded.searchThreadState).toBe('running');
   });
 
+  it('brings the head of each hit and neighbour when asked, the same on the thread and off it', async () => {
+    const { store: threaded, dataDir } = await openStore({ searchThread: true });
+    const { store: plain } = await openStore({ dataDir, searchThread: false });
+    const stored = await storeTurns(threaded, 40);
+    const headOf = (id: string) => {
+      const turn = stored.find((message) => message.id === id)!;
+      return { id, role: turn.role, seq: turn.seq, timestamp: turn.timestamp, deleted: false, isChunk: false, chunkParentId: null };
+    };
+    for (const store of [threaded, plain]) {
+      const vectorHits = await store.vectorSearch(scope, vectorOf(12), { k: 5, withMessages: true });
+      const textHits = await store.fullTextSearch(scope, 'quartz meadow', { k: 10, withMessages: true });
+      const neighbours = await store.neighbours(scope, [stored[12]!.id], { limit: 10, withMessages: true });
+      expect(vectorHits[0]?.id).toBe(stored[12]!.id);
+      expect(textHits.length).toBeGreaterThan(5);
+      // The turns either side of it along REPLIES_TO.
+      expect(neighbours.map((neighbour) => neighbour.id).sort()).toEqual([stored[11]!.id, stored[13]!.id].sort());
+      for (const hit of [...vectorHits, ...textHits, ...neighbours]) expect(hit.head).toEqual(headOf(hit.id));
+      // Not asked: no heads (embedding and linking search without them).
+      expect((await store.vectorSearch(scope, vectorOf(12), { k: 5 }))[0]?.head).toBeUndefined();
+    }
+    expect(await threaded.fullTextSearch(scope, 'quartz meadow', { k: 10, withMessages: true })).toEqual(
+      await plain.fullTextSearch(scope, 'quartz meadow', { k: 10, withMessages: true }),
+    );
+    expect(threaded.searchThreadState).toBe('running');
+  });
+
   it('finds what another process writes, and forgets every vector when the store drops them', async () => {
     const { store, dataDir } = await openStore({ searchThread: true });
     await storeTurns(store, 20);

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { VectorHit, VectorSearchOptions } from '../memory-store';
-import type { Scope, ScoredId } from '../types';
+import type { Neighbour, Scope, ScoredId } from '../types';
 import { scopeKey } from '../scope-key';
 import { scopeParams } from './scope-sql';
 
@@ -15,7 +15,8 @@ export interface SearchThreadData {
 /** A request to the search thread, answered in order. */
 export type SearchRequest = { id: number } & (
   | { op: 'vector'; scope: Scope; vector: number[]; options: VectorSearchOptions; dataVersion: number }
-  | { op: 'text'; scope: Scope; text: string; k: number }
+  | { op: 'text'; scope: Scope; text: string; k: number; heads: boolean }
+  | { op: 'neighbours'; scope: Scope; ids: string[]; options: { limit: number; withMessages?: boolean } }
   | { op: 'added'; scope: Scope; rows: { pk: number; vector: readonly number[] }[] }
   | { op: 'clear' }
   | { op: 'dimensions'; dimensions: number }
@@ -29,10 +30,11 @@ export type SearchReply = { id: number; value?: unknown; error?: string };
 type Ask = SearchRequest extends infer R ? (R extends SearchRequest ? Omit<R, 'id'> : never) : never;
 
 /**
- * Runs the embedded store's searches (full text, and vectors through the in-memory indexes)
- * on a thread of their own with its own connection, so a second core ranks the candidates
- * while the event loop serves requests: better-sqlite3 is synchronous, and these searches were
- * about a quarter of the event loop's time under load. The thread is started on the first
+ * Runs the embedded store's searches (full text, vectors through the in-memory indexes, and
+ * the neighbours of graph expansion) on a thread of their own with its own connection, so a
+ * second core ranks the candidates while the event loop serves requests: better-sqlite3 is
+ * synchronous, and these reads were about a third of the event loop's time under load. The
+ * thread is started on the first
  * search. It reads only what was committed, which is everything the store wrote before the
  * search was asked for; vectors the store writes are handed over in order, so a search never
  * misses one. A thread that fails is given up for good: every search then runs in the store's
@@ -104,8 +106,14 @@ export class SearchThread {
     this.tell({ op: 'dimensions', dimensions });
   }
 
-  fullTextSearch(scope: Scope, text: string, k: number): Promise<ScoredId[] | null> {
-    return this.ask({ op: 'text', scope: scopeParams(scope), text, k });
+  /** `heads`: each hit with its head (ScoredId). */
+  fullTextSearch(scope: Scope, text: string, k: number, heads: boolean): Promise<ScoredId[] | null> {
+    return this.ask({ op: 'text', scope: scopeParams(scope), text, k, heads });
+  }
+
+  /** MemoryStore.neighbours, read on the thread; null as ask. */
+  neighbours(scope: Scope, ids: string[], options: { limit: number; withMessages?: boolean }): Promise<Neighbour[] | null> {
+    return this.ask({ op: 'neighbours', scope: scopeParams(scope), ids, options });
   }
 
   /** Closes the thread's connection and waits for it to exit. */

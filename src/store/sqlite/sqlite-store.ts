@@ -4,7 +4,6 @@ import Database from 'better-sqlite3';
 import { StoreUnavailableError } from '../../errors';
 import { toNumbers } from '../../lists';
 import {
-  NEIGHBOUR_SCORES,
   type ListMessagesOptions,
   type MemoryStore,
   type StoreHealth,
@@ -70,8 +69,9 @@ import {
 import { sqliteGraphReader } from './graph-reader';
 import { importRecords } from './import-records';
 import { listInstances, storeStats } from './list-instances';
-import { strongestNeighbours } from '../strongest-neighbours';
 import { purgeInstance, purgeMessage } from './purge-records';
+import { withHeads } from './turn-heads';
+import { readNeighbours } from './read-neighbours';
 import { SqliteMaintenance } from './maintenance-records';
 import type {
   CursorJob,
@@ -404,7 +404,9 @@ export class SqliteStore implements MemoryStore {
     const { statements, dimensions, vectors, searcher } = this.open;
     checkDimensions(vector, dimensions);
     const hits = await searcher?.vectorSearch(scope, vector, options, vectors.dataVersion());
-    return hits ?? searchVectors({ statements, vectors, scope, vector, search: options });
+    if (hits != null) return hits;
+    const found = searchVectors({ statements, vectors, scope, vector, search: options });
+    return options.withMessages === true ? withHeads(statements.headsByIds, scope, found) : found;
   }
 
   /**
@@ -424,10 +426,14 @@ export class SqliteStore implements MemoryStore {
     return exactSearchVectors({ statements, scope, vector, k });
   }
 
-  async fullTextSearch(scope: Scope, text: string, options: { k: number; fresh?: boolean }): Promise<ScoredId[]> {
-    if (options.fresh !== false) this.open.fullTextQueue.indexAll();
-    const hits = await this.open.searcher?.fullTextSearch(scope, text, options.k);
-    return hits ?? this.open.fullText.search(scope, text, options.k);
+  async fullTextSearch(scope: Scope, text: string, options: { k: number; withMessages?: boolean; fresh?: boolean }): Promise<ScoredId[]> {
+    const { fullTextQueue, searcher, fullText, statements } = this.open;
+    if (options.fresh !== false) fullTextQueue.indexAll();
+    const heads = options.withMessages === true;
+    const hits = await searcher?.fullTextSearch(scope, text, options.k, heads);
+    if (hits != null) return hits;
+    const found = fullText.search(scope, text, options.k);
+    return heads ? withHeads(statements.headsByIds, scope, found) : found;
   }
 
   async addSynapses(scope: Scope, synapses: Synapse[]): Promise<void> {
@@ -447,15 +453,10 @@ export class SqliteStore implements MemoryStore {
     return this.open.statements.synapsesOf.all({ ...scopeParams(scope), id });
   }
 
-  async neighbours(scope: Scope, ids: string[], options: { limit: number }): Promise<Neighbour[]> {
+  async neighbours(scope: Scope, ids: string[], options: { limit: number; withMessages?: boolean }): Promise<Neighbour[]> {
     if (ids.length === 0 || options.limit <= 0) return [];
-    const links = this.open.statements.neighbourLinks.all({
-      ...scopeParams(scope),
-      ids: JSON.stringify(ids),
-      respondedWithScore: NEIGHBOUR_SCORES.RESPONDED_WITH,
-      repliesToScore: NEIGHBOUR_SCORES.REPLIES_TO,
-    });
-    return strongestNeighbours(links, options.limit);
+    const found = await this.open.searcher?.neighbours(scope, ids, options);
+    return found ?? readNeighbours(this.open.statements, scope, ids, options);
   }
 
   async getCoreMemory(scope: Scope): Promise<CoreMemoryBlock[]> {
