@@ -17,7 +17,7 @@ export type SearchRequest = { id: number } & (
   | { op: 'vector'; scope: Scope; vector: number[]; options: VectorSearchOptions; dataVersion: number }
   | { op: 'text'; scope: Scope; text: string; k: number; heads: boolean }
   | { op: 'neighbours'; scope: Scope; ids: string[]; options: { limit: number; withMessages?: boolean } }
-  | { op: 'added'; scope: Scope; rows: { pk: number; vector: readonly number[] }[] }
+  | { op: 'added'; scope: Scope; rows: { pk: number; vector: Float32Array }[] }
   | { op: 'clear' }
   | { op: 'dimensions'; dimensions: number }
   | { op: 'warm'; scope: Scope; dataVersion: number }
@@ -86,7 +86,10 @@ export class SearchThread {
 
   /** Vectors the store just wrote (rows of `scope`, by pk), for the scope's index if the thread has one. */
   added(scope: Scope, rows: { pk: number; vector: readonly number[] }[]): void {
-    if (rows.length > 0 && this.indexed.has(scopeKey(scope))) this.tell({ op: 'added', scope: scopeParams(scope), rows });
+    if (rows.length === 0 || !this.indexed.has(scopeKey(scope))) return;
+    // As stored (Float32): a typed array crosses as one copy, an array of numbers one by one.
+    const sent = rows.map(({ pk, vector }) => ({ pk, vector: Float32Array.from(vector) }));
+    this.tell({ op: 'added', scope: scopeParams(scope), rows: sent });
   }
 
   /** Every stored vector was dropped. */

@@ -125,7 +125,7 @@ export class VectorIndexCache {
   }
 
   /** Adds vectors this store just wrote (rows of `scope`, by pk) to the scope's index, if it has one. */
-  added(scope: Scope, rows: { pk: number; vector: readonly number[] }[]): void {
+  added(scope: Scope, rows: { pk: number; vector: ArrayLike<number> }[]): void {
     const entry = this.entries.get(scopeKey(scope));
     if (!entry) return;
     for (const row of rows) {
