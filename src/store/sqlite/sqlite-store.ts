@@ -403,8 +403,9 @@ export class SqliteStore implements MemoryStore {
   ): Promise<VectorHit[]> {
     const { statements, dimensions, vectors, searcher } = this.open;
     checkDimensions(vector, dimensions);
-    const hits = await searcher?.vectorSearch(scope, vector, options, vectors.dataVersion());
-    if (hits != null) return hits;
+    // Null when the thread could not answer, undefined without one: either way, search here.
+    const hits = (await searcher?.vectorSearch(scope, vector, options, vectors.dataVersion())) ?? null;
+    if (hits !== null) return hits;
     const found = searchVectors({ statements, vectors, scope, vector, search: options });
     return options.withMessages === true ? withHeads(statements.headsByIds, scope, found) : found;
   }
@@ -430,8 +431,8 @@ export class SqliteStore implements MemoryStore {
     const { fullTextQueue, searcher, fullText, statements } = this.open;
     if (options.fresh !== false) fullTextQueue.indexAll();
     const heads = options.withMessages === true;
-    const hits = await searcher?.fullTextSearch(scope, text, options.k, heads);
-    if (hits != null) return hits;
+    const hits = (await searcher?.fullTextSearch(scope, text, options.k, heads)) ?? null;
+    if (hits !== null) return hits;
     const found = fullText.search(scope, text, options.k);
     return heads ? withHeads(statements.headsByIds, scope, found) : found;
   }
