@@ -257,7 +257,7 @@ export function migrateSchema(db: Database.Database): void {
       db.exec(`ALTER TABLE topics ADD COLUMN highlight_ids TEXT NOT NULL DEFAULT '[]'`);
     }
     // Turns stored before version 3 go into the rebuilt full-text index (none in a new file).
-    if (version < 3) db.exec(`${INDEX_STORED_TURNS}; DELETE FROM messages_fts_queue`);
+    if (version < 3) db.exec(INDEX_STORED_TURNS);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

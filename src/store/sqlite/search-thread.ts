@@ -34,11 +34,10 @@ type Ask = SearchRequest extends infer R ? (R extends SearchRequest ? Omit<R, 'i
  * the neighbours of graph expansion) on a thread of their own with its own connection, so a
  * second core ranks the candidates while the event loop serves requests: better-sqlite3 is
  * synchronous, and these reads were about a third of the event loop's time under load. The
- * thread is started on the first
- * search. It reads only what was committed, which is everything the store wrote before the
- * search was asked for; vectors the store writes are handed over in order, so a search never
- * misses one. A thread that fails is given up for good: every search then runs in the store's
- * own thread, as it does without one.
+ * thread is started on the first search. It reads only what was committed, which is
+ * everything the store wrote before the search was asked for; vectors the store writes are
+ * handed over in order, so a search never misses one. A thread that fails is given up for good:
+ * every search then runs in the store's own thread, as it does without one.
  */
 export class SearchThread {
   private worker: Worker | null = null;
@@ -85,11 +84,9 @@ export class SearchThread {
   }
 
   /** Vectors the store just wrote (rows of `scope`, by pk), for the scope's index if the thread has one. */
-  added(scope: Scope, rows: { pk: number; vector: readonly number[] }[]): void {
-    if (rows.length === 0 || !this.indexed.has(scopeKey(scope))) return;
-    // As stored (Float32): a typed array crosses as one copy, an array of numbers one by one.
-    const sent = rows.map(({ pk, vector }) => ({ pk, vector: Float32Array.from(vector) }));
-    this.tell({ op: 'added', scope: scopeParams(scope), rows: sent });
+  added(scope: Scope, rows: { pk: number; vector: Float32Array }[]): void {
+    // Float32Array, as stored: a typed array crosses as one copy, an array of numbers one by one.
+    if (rows.length > 0 && this.indexed.has(scopeKey(scope))) this.tell({ op: 'added', scope: scopeParams(scope), rows });
   }
 
   /** Every stored vector was dropped. */

@@ -337,7 +337,8 @@ export class SqliteStore implements MemoryStore {
     const { db, statements, dimensions, vectors } = this.open;
     for (const item of items) checkDimensions(item.vector, dimensions);
     const params = scopeParams(scope);
-    const stored: { pk: number; vector: number[] }[] = [];
+    // As stored (Float32), for the in-memory indexes: the same bytes, not a second conversion.
+    const stored: { pk: number; vector: Float32Array }[] = [];
     db.transaction(() => {
       const stale = new Set<string>();
       for (const item of items) {
@@ -353,7 +354,7 @@ export class SqliteStore implements MemoryStore {
           vector,
           contentHash,
         });
-        if (pk !== undefined) stored.push({ pk, vector: item.vector });
+        if (pk !== undefined) stored.push({ pk, vector: decodeVector(vector) });
         else if (contentHash !== null) stale.add(item.id);
       }
       // A link from a turn of this write holds only while that turn's vector does.
