@@ -216,7 +216,7 @@ describe('embedAndLink', () => {
     expect(pending).toEqual([]);
   });
 
-  it("links a new question to the nearest turns its retrieval found, without a search of its own", async () => {
+  it("links a new question to the nearest turns its retrieval found, without a search or an embedding of its own", async () => {
     const scope = freshScope();
     const [question, answer] = await append(store, scope, null, [
       turn('user', 'Which instrument does my neighbour Theodora play at the harbour festival?'),
@@ -230,8 +230,16 @@ describe('embedAndLink', () => {
     let searches = 0;
     const watched = watchStore(store, 'vectorSearch', () => searches++);
 
-    await embedAndLink({ ...writer, store: watched }, { scope, turns: [later!], nearest: new Map([[later!.id, found]]) });
+    const embedded: string[] = [];
+    const embedder = { ...writer.embedder, embed: (texts: string[]) => (embedded.push(...texts), writer.embedder.embed(texts)) };
+    await embedAndLink(
+      { ...writer, store: watched, embedder },
+      { scope, turns: [later!], nearest: new Map([[later!.id, found]]), vectors: new Map([[later!.id, vector!]]) },
+    );
     expect(searches).toBe(0);
+    expect(embedded).toEqual([]);
+    // The vector stored is the one the retrieval searched with.
+    expect((await store.getEmbeddings(scope, [later!.id])).get(later!.id)).toEqual(vector!.map((value) => expect.closeTo(value, 6)));
     // Linked to each earlier turn that scores at least the threshold, by its stored vectors.
     const vectors = await store.getEmbeddings(scope, [question!.id, answer!.id, later!.id]);
     const score = (id: string) => cosineSimilarity(vectors.get(id)!, vectors.get(later!.id)!);

@@ -43,6 +43,11 @@ export interface TurnBatch {
   turns: StoredMessage[];
   /** By turn id, the nearest stored turns a search for its own text found (the retrieval for a new question). */
   nearest?: ReadonlyMap<string, VectorHit[]>;
+  /**
+   * By turn id, the vector of its own text that search used: the turn is not embedded again (a
+   * call to a remote embedding model saved on every request).
+   */
+  vectors?: ReadonlyMap<string, number[]>;
   /** The turns with tool calls stored, when the caller knows them: the others' are not read. */
   toolCallers?: ReadonlySet<string>;
 }
@@ -56,7 +61,7 @@ export interface TurnBatch {
  * processes sharing a store sweep the same unfinished turns.
  */
 export async function embedAndLink(writer: MemoryWriter, batch: TurnBatch): Promise<void> {
-  const { scope, turns, nearest = new Map<string, VectorHit[]>(), toolCallers } = batch;
+  const { scope, turns, nearest = new Map<string, VectorHit[]>(), toolCallers, vectors: known } = batch;
   const candidates = turns.filter((turn) => !turn.isChunk && !turn.deleted);
   if (candidates.length === 0) return;
   // The parents' vectors come in the same read: each turn is linked to its parent by them.
@@ -67,10 +72,14 @@ export async function embedAndLink(writer: MemoryWriter, batch: TurnBatch): Prom
   const live = candidates.filter((turn) => !existing.has(turn.id));
   if (live.length === 0) return;
   const vectors = new Map(existing);
-  const embedded = await writer.embedder.embed(
-    live.map((turn) => turn.content.slice(0, MAX_EMBED_CHARS)),
-  );
-  live.forEach((turn, i) => vectors.set(turn.id, embedded[i]!));
+  for (const turn of live) if (known?.has(turn.id)) vectors.set(turn.id, known.get(turn.id)!);
+  const unembedded = live.filter((turn) => !vectors.has(turn.id));
+  if (unembedded.length > 0) {
+    const embedded = await writer.embedder.embed(
+      unembedded.map((turn) => turn.content.slice(0, MAX_EMBED_CHARS)),
+    );
+    unembedded.forEach((turn, i) => vectors.set(turn.id, embedded[i]!));
+  }
   // The new vectors are written with the links made from them, one commit for the lot; until
   // then a search cannot see them, so turns of this batch are scored against each other here.
   for (const turn of live) {
@@ -91,7 +100,7 @@ export async function embedAndLink(writer: MemoryWriter, batch: TurnBatch): Prom
       }),
   );
   const synapses = live.flatMap((turn, index) => linksOf(writer, turn, vectors, similar[index]!));
-  await writer.store.setEmbeddings(scope, embeddingItems('message', live, embedded), synapses);
+  await writer.store.setEmbeddings(scope, embeddingItems('message', live, live.map((turn) => vectors.get(turn.id)!)), synapses);
 }
 
 /**

@@ -20,6 +20,8 @@ export type Enrichment = Pick<BuildContextInput, 'pinned' | 'summaryReserve' | '
   afterAnswer?: FollowUp[];
   /** Filled while the context is built: turns' nearest stored turns, found by the retrieval. */
   nearest?: Map<string, VectorHit[]>;
+  /** Filled with `nearest`: the vector each of those searches was made with. */
+  vectors?: Map<string, number[]>;
 };
 
 /** What the retrieval layer is told while the request's turns are being stored. */
@@ -75,6 +77,8 @@ export interface PreparedRequest {
    * for exactly its text: linking it afterwards needs no search of its own.
    */
   nearest: ReadonlyMap<string, VectorHit[]>;
+  /** The vectors of the texts searched for `nearest`: the same turns need no embedding afterwards. */
+  vectors: ReadonlyMap<string, number[]>;
 }
 
 /** Stores what is new in the request, then builds the budgeted context to send upstream. */
@@ -127,6 +131,7 @@ export async function prepareRequest(input: PrepareRequestInput): Promise<Prepar
     summaryIncluded: built.summaryIncluded,
     afterAnswer: enrichment.afterAnswer ?? [],
     nearest: enrichment.nearest ?? new Map(),
+    vectors: enrichment.vectors ?? new Map(),
   };
 }
 

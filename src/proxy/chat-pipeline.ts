@@ -158,7 +158,7 @@ export async function runChat(deps: ChatDeps, request: ChatRequest): Promise<Cha
     return outcome;
   } catch (error) {
     request.signal.removeEventListener('abort', onClientAbort);
-    deps.afterAnswer?.({ scope: request.scope, turns: prepared.created, nearest: prepared.nearest, toolCallers: new Set(), followUps: prepared.afterAnswer });
+    deps.afterAnswer?.({ scope: request.scope, turns: prepared.created, nearest: prepared.nearest, vectors: prepared.vectors, toolCallers: new Set(), followUps: prepared.afterAnswer });
     throw error;
   }
 }

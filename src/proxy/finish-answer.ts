@@ -41,6 +41,7 @@ export async function finishAnswer(context: RoundContext, end: AnswerEnd): Promi
     scope: request.scope,
     turns: [...prepared.created, ...(stored ? [stored] : [])],
     nearest: prepared.nearest,
+    vectors: prepared.vectors,
     toolCallers: new Set(stored && calledTools ? [stored.id] : []),
     followUps: prepared.afterAnswer,
   });

@@ -43,5 +43,6 @@ export function memorylessRequest(options: {
     summaryIncluded: false,
     afterAnswer: [],
     nearest: new Map(),
+    vectors: new Map(),
   };
 }
