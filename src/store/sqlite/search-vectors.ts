@@ -21,12 +21,14 @@ export function searchVectors(options: {
   const { statements, vectors, scope, vector, search } = options;
   const query = toUnitQuery(vector);
   if (query === null || search.k <= 0) return [];
-  const messages = vectors.search(scope, vector, search.k);
-  if (search.includeToolCalls !== true) {
-    return messages.map((row) => ({ id: row.id, kind: 'message', score: row.score }));
-  }
+  // The index's rescoring read each turn's head with its vector: hits asked `withMessages` bring it.
+  const heads = search.withMessages === true;
+  const messages = vectors.search(scope, vector, search.k).map(
+    (row): VectorHit => (heads ? { id: row.id, kind: 'message', score: row.score, head: row.head } : { id: row.id, kind: 'message', score: row.score }),
+  );
+  if (search.includeToolCalls !== true) return messages;
   const top = new TopK<Omit<VectorHit, 'score'>>(search.k);
-  for (const row of messages) top.push({ id: row.id, kind: 'message' }, row.score);
+  for (const { score, ...hit } of messages) top.push(hit, score);
   collectNearest({
     rows: statements.toolCallVectors.iterate(scopeParams(scope)),
     query,

@@ -45,11 +45,7 @@ async function answer(request: SearchRequest): Promise<unknown> {
   switch (request.op) {
     case 'vector':
       writerVersion = request.dataVersion;
-      return headsIf(
-        request.options.withMessages === true,
-        request.scope,
-        searchVectors({ statements, vectors, scope: request.scope, vector: request.vector, search: request.options }),
-      );
+      return searchVectors({ statements, vectors, scope: request.scope, vector: request.vector, search: request.options });
     case 'text':
       return headsIf(request.heads, request.scope, fullText.search(request.scope, request.text, request.k));
     case 'neighbours':

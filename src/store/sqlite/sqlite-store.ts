@@ -407,8 +407,7 @@ export class SqliteStore implements MemoryStore {
     // Null when the thread could not answer, undefined without one: either way, search here.
     const hits = (await searcher?.vectorSearch(scope, vector, options, vectors.dataVersion())) ?? null;
     if (hits !== null) return hits;
-    const found = searchVectors({ statements, vectors, scope, vector, search: options });
-    return options.withMessages === true ? withHeads(statements.headsByIds, scope, found) : found;
+    return searchVectors({ statements, vectors, scope, vector, search: options });
   }
 
   /**

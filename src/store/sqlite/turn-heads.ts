@@ -25,16 +25,17 @@ export function prepareHeadsByIds(db: Database.Database): Database.Statement<[By
     .raw(true);
 }
 
-/** A row of HEAD_COLUMNS as a TurnHead. */
-export function headOf(values: HeadValues): TurnHead {
+/** A row of HEAD_COLUMNS as a TurnHead; `at` is where they start in a longer row. */
+export function headOf(values: HeadValues | readonly unknown[], at = 0): TurnHead {
+  const head = values as readonly unknown[];
   return {
-    id: values[0],
-    role: values[1],
-    seq: values[2],
-    timestamp: values[3],
-    deleted: values[4] !== 0,
-    isChunk: values[5] === 1,
-    chunkParentId: values[6],
+    id: head[at] as string,
+    role: head[at + 1] as TurnRole,
+    seq: head[at + 2] as number,
+    timestamp: head[at + 3] as number,
+    deleted: head[at + 4] !== 0,
+    isChunk: head[at + 5] === 1,
+    chunkParentId: head[at + 6] as string | null,
   };
 }
 

@@ -1,12 +1,13 @@
 import type Database from 'better-sqlite3';
 import { byScoreThenId } from '../strongest-neighbours';
-import type { Scope } from '../types';
+import type { Scope, TurnHead } from '../types';
 import { CodePool } from './code-pool';
 import { toUnitQuery, cosineToUnit, type UnitQuery } from './collect-nearest';
 import { IvfIndex, type IvfHit, type IvfOptions } from './ivf-index';
 import { scopeKey } from '../scope-key';
 import { scopeParams } from './scope-sql';
 import { decodeVector } from '../vector-codec';
+import { headOf } from './turn-heads';
 import { prepareVectorIndexStatements, type VectorIndexStatements } from './vector-index-statements';
 
 /** Options of the cache of in-memory vector indexes. */
@@ -29,6 +30,7 @@ export interface VectorIndexCacheOptions {
 export interface NearestRow {
   id: string;
   score: number;
+  head: TurnHead;
 }
 
 /** Default memory for the indexes: about 1.2 million vectors of 384 dimensions. */
@@ -282,12 +284,14 @@ export class VectorIndexCache {
     const rows = this.statements.candidates.all({ ...entry.scope, pks });
     const found: NearestRow[] = [];
     const seen = new Set<number>();
-    for (const [pk, id, blob, deleted] of rows) {
-      if (seen.has(pk) || deleted !== 0 || blob === null) continue;
+    for (const row of rows) {
+      const [pk, blob] = row;
+      const head = headOf(row, 2);
+      if (seen.has(pk) || head.deleted || blob === null) continue;
       const score = cosineToUnit(unit, decodeVector(blob));
       if (score === null) continue;
       seen.add(pk);
-      found.push({ id, score });
+      found.push({ id: head.id, score, head });
     }
     return found.sort(byScoreThenId);
   }

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ScopeParams } from './scope-sql';
+import { HEAD_COLUMNS, type HeadValues } from './turn-heads';
 
 /** A row as the loading statements return it: pk and Float32 BLOB. */
 export type PkVectorRow = [pk: number, embedding: Uint8Array];
@@ -44,10 +45,12 @@ export function prepareVectorIndexStatements(db: Database.Database) {
             AND embedding IS NOT NULL`,
       )
       .raw(),
-    // What a candidate is now: its id, and its vector if it still has one and is not deleted.
+    // What a candidate is now: its head (the id and whether it is deleted among it), and its
+    // vector if it still has one. The head is what a search's caller ranks on: read here with
+    // the vector, it needs no read of its own.
     candidates: db
-      .prepare<ScopeParams & { pks: string }, [pk: number, id: string, embedding: Uint8Array | null, deleted: number]>(
-        `SELECT pk, id, embedding, deleted FROM messages
+      .prepare<ScopeParams & { pks: string }, [pk: number, embedding: Uint8Array | null, ...head: HeadValues]>(
+        `SELECT pk, embedding, ${HEAD_COLUMNS} FROM messages
           WHERE pk IN (SELECT value FROM json_each(@pks)) AND ${BY_PK_IN_SCOPE}`,
       )
       .raw(),
