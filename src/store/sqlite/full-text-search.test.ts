@@ -111,11 +111,24 @@ describe('full-text search on a large store', () => {
     expect(hits.map((hit) => hit.id)).toEqual([ids[0]!]);
   });
 
-  it('finds a word in turns stored after a search that found none of it', async () => {
+  it.each([
+    ['alone in the store', false],
+    ['beside another instance', true],
+  ])('finds a word in turns stored after a search that found none of it (%s)', async (_, beside) => {
+    if (beside) await storeWith(['okapis live elsewhere'], { partition: 'p', instance: 'other' });
     const { store } = await storeWith(['nothing here']);
     expect(await store.fullTextSearch(scope, 'okapis', { k: 5 })).toEqual([]);
     const { ids: [stored] } = await storeWith(['now about okapis']);
     expect((await store.fullTextSearch(scope, 'okapis', { k: 5 })).map((hit) => hit.id)).toEqual([stored]);
+  });
+
+  it('treats words rare in an instance as everyday as soon as its own turns made them so, while the others stay still', async () => {
+    // Everyday in the store, rare in the instance: the instance's count of each decides.
+    const busy: Scope = { partition: 'p', instance: 'busy' };
+    await storeWith(Array.from({ length: 600 }, (_, index) => `weather today in the busy one ${index}`), busy);
+    const { store } = await storeWith(Array.from({ length: 10 }, (_, index) => `weather today ${index}`));
+    expect(await store.fullTextSearch(scope, 'weather today', { k: 5 })).toHaveLength(5);
+    await expectEverydayWordsRankedByRecency();
   });
 
   it('indexes the turns of a store made before the full-text index knew scopes', async () => {

@@ -29,6 +29,21 @@ const LARGE_INSTANCE = 20_000;
 const COUNT_TTL_MS = 300_000;
 const COUNT_CACHE_SIZE = 50_000;
 
+/** Where the index stood when a word was counted, or stands now. */
+interface IndexPosition {
+  /** The index holds every row up to this pk. */
+  lastPk: number;
+  /** Rows above lastPk, which may or may not be in the index yet. */
+  unindexed: number;
+  /** The scope's turn counter (instance_counters), for counts within a scope. */
+  scopeTurns?: number;
+}
+
+/** A remembered count: the word's matches (capped at SELECTIVE_DOCS), and when it was counted. */
+interface KnownCount extends IndexPosition {
+  docs: number;
+}
+
 /**
  * BM25 search over the FTS5 index that stays fast at millions of turns. FTS5 ranks every
  * document a query matches, and in a large store an OR of everyday words matches most of them
@@ -50,8 +65,8 @@ const COUNT_CACHE_SIZE = 50_000;
  */
 export class FullTextSearch {
   private readonly statements;
-  /** Each counted query's matches (capped at SELECTIVE_DOCS), and the store's last pk when counted. */
-  private counts = new Map<string, { docs: number; atPk: number }>();
+  /** Each counted query's matches, and where the index stood then. */
+  private counts = new Map<string, KnownCount>();
   private countsSince = Date.now();
 
   constructor(db: Database.Database) {
@@ -73,12 +88,12 @@ export class FullTextSearch {
         `SELECT (SELECT last_seq FROM instance_counters WHERE partition = @partition AND instance = @instance) AS turns,
                 EXISTS (SELECT 1 FROM instance_counters WHERE partition <> @partition OR instance <> @instance) AS others`,
       ),
-      // The newest pk below every turn still queued for the index (full-text-queue.ts).
-      lastPk: db
-        .prepare<[], number | null>(
-          'SELECT coalesce((SELECT min(pk) FROM messages_fts_queue) - 1, (SELECT max(pk) FROM messages))',
-        )
-        .pluck(),
+      // The newest pk below every turn still queued for the index (full-text-queue.ts), and
+      // the newest pk.
+      position: db.prepare<[], { lastPk: number | null; maxPk: number | null }>(
+        `SELECT coalesce((SELECT min(pk) FROM messages_fts_queue) - 1, (SELECT max(pk) FROM messages)) AS lastPk,
+                (SELECT max(pk) FROM messages) AS maxPk`,
+      ),
       // bm25() is lower-is-better; the interface wants higher-is-better, and only the content
       // column counts. Ranking happens inside FTS5 and only the best candidates are joined to
       // their rows (joining every match read each one's row first: 4x the cost); the scope
@@ -98,14 +113,19 @@ export class FullTextSearch {
   search(scope: Scope, text: string, k: number): ScoredId[] {
     const terms = ftsTerms(text);
     if (terms.length === 0 || k <= 0) return [];
-    const lastPk = this.statements.lastPk.get() ?? 0;
-    const confined = this.confinedByWord(scope, lastPk);
+    // The scope's counter first: every turn it counts is then at most the newest pk read next.
+    const share = this.statements.instanceShare.get(scopeParams(scope));
+    const read = this.statements.position.get();
+    const lastPk = read?.lastPk ?? 0;
+    const store: IndexPosition = { lastPk, unindexed: Math.max(0, (read?.maxPk ?? 0) - lastPk) };
+    const confined = confinedByWord(share, lastPk);
+    const inScopeAt: IndexPosition = confined ? { ...store, scopeTurns: share?.turns ?? 0 } : store;
     const inScope = confined ? `scope : ${quoteTerm(scopeToken(scope))} AND content : ` : 'content : ';
     const orQuery = (entries: { term: string }[]) => `${inScope}(${entries.map((entry) => quoteTerm(entry.term)).join(' OR ')})`;
     // Without the scope word the instance holds at least half the matches: four times k
     // candidates leave k of its own.
     const params = { ...scopeParams(scope), k, candidates: Math.max(100, 4 * k) };
-    const countedIn = (prefix: string) => terms.map((term) => ({ term, docs: this.documentsWith(prefix, term, lastPk) }));
+    const countedIn = (prefix: string, now: IndexPosition) => terms.map((term) => ({ term, docs: this.documentsWith(prefix, term, now) }));
     if (confined) {
       // A scope's matches of a word are some of the store's, so a word rare in the whole store
       // is rare in the scope: when the text has such words, they are ranked without counting
@@ -114,13 +134,13 @@ export class FullTextSearch {
       // bm25() weighs words by their rarity in the whole store, so a word common elsewhere
       // would rank below these anyway; turns that hold only such words are left to the
       // vector search then.
-      const rare = this.selectiveOf(countedIn('content : '));
+      const rare = this.selectiveOf(countedIn('content : ', store));
       if (rare.length > 0) {
         const hits = this.statements.ranked.all({ ...params, query: orQuery(rare) });
         if (hits.length > 0) return hits;
       }
     }
-    const counted = countedIn(inScope).filter((entry) => entry.docs > 0);
+    const counted = countedIn(inScope, inScopeAt).filter((entry) => entry.docs > 0);
     if (counted.length === 0) return [];
     const chosen = this.selectiveOf(counted);
     if (chosen.length > 0) return this.statements.ranked.all({ ...params, query: orQuery(chosen) });
@@ -145,41 +165,56 @@ export class FullTextSearch {
     return chosen;
   }
 
-  /** Whether queries of a scope AND its scope word (see LARGE_INSTANCE). */
-  private confinedByWord(scope: Scope, lastPk: number): boolean {
-    const share = this.statements.instanceShare.get(scopeParams(scope));
-    // Alone in the store, the scope word cost 0.5 ms of a 1.0 ms search at 10^4 turns.
-    if (!share?.others) return false;
-    const turns = share.turns ?? 0;
-    if (turns < LARGE_INSTANCE) return true;
-    return turns * 2 < lastPk;
-  }
-
   /**
    * Turns of the scope (`inScope` prefixes the query) containing a term, counted up to
    * SELECTIVE_DOCS. A remembered count below that is kept only while the rows indexed since
-   * (`lastPk`: the index holds every turn up to it) could not have taken it there: a bulk
-   * import into a small store made its words everyday within seconds, and their old counts
-   * sent them to bm25() as rare ones, which ranks every match (2.4x the context build's median
-   * after one, bench/NOTES.md).
+   * could not have taken it there: a bulk import into a small store made its words everyday
+   * within seconds, and their old counts sent them to bm25() as rare ones, which ranks every
+   * match (2.4x the context build's median after one, bench/NOTES.md).
    */
-  private documentsWith(inScope: string, term: string, lastPk: number): number {
+  private documentsWith(inScope: string, term: string, now: IndexPosition): number {
     if (Date.now() - this.countsSince > COUNT_TTL_MS || this.counts.size >= COUNT_CACHE_SIZE) {
       this.counts = new Map();
       this.countsSince = Date.now();
     }
     const query = `${inScope}${quoteTerm(term)}`;
     const known = this.counts.get(query);
-    // A newest pk below the one counted at: the newest rows were purged, and pks are reused.
-    const grown = known && lastPk >= known.atPk ? lastPk - known.atPk : Infinity;
-    // A word found nowhere is counted again once any turn was indexed: a count of 0 drops the
-    // word from the query, and the turn may hold it.
-    const stillRare = known !== undefined && known.docs > 0 && known.docs + grown < SELECTIVE_DOCS;
-    if (known && (grown === 0 || known.docs >= SELECTIVE_DOCS || stillRare)) return known.docs;
+    if (known && (known.docs >= SELECTIVE_DOCS || known.docs + rowsSince(known, now) < SELECTIVE_DOCS)) {
+      // A word found nowhere is counted again once any turn was indexed: a count of 0 drops
+      // the word from the query, and the turn may hold it.
+      if (known.docs > 0 || now.lastPk === known.lastPk) return known.docs;
+    }
     const docs = this.statements.termDocs.get({ term: query, cap: SELECTIVE_DOCS }) ?? 0;
-    this.counts.set(query, { docs, atPk: lastPk });
+    this.counts.set(query, { docs, ...now });
     return docs;
   }
+}
+
+/** Whether queries of a scope AND its scope word (see LARGE_INSTANCE). */
+function confinedByWord(share: { turns: number | null; others: number } | undefined, lastPk: number): boolean {
+  // Alone in the store, the scope word cost 0.5 ms of a 1.0 ms search at 10^4 turns.
+  if (!share?.others) return false;
+  const turns = share.turns ?? 0;
+  if (turns < LARGE_INSTANCE) return true;
+  return turns * 2 < lastPk;
+}
+
+/**
+ * At most how many rows holding a word reached the index between a count and now. In the whole
+ * store, the rows indexed since. In a scope, its turns stored since (its counter) and the rows
+ * not yet indexed at the count: under load the store's rows outran a count of a scope within
+ * a second, its own turns ~12 a second, and these recounts were a quarter of a loaded proxy's
+ * counts. Chunks of a long turn share its counter step, and may hold the word too: a count can
+ * fall short by those until COUNT_TTL_MS, which costs a search more matches to rank, never one.
+ */
+function rowsSince(known: KnownCount, now: IndexPosition): number {
+  // A newest pk below the one counted at: the newest rows were purged, and pks are reused.
+  if (now.lastPk < known.lastPk) return Infinity;
+  if (known.scopeTurns === undefined || now.scopeTurns === undefined) return now.lastPk - known.lastPk;
+  // A counter below the one counted at: the instance was deleted and written again.
+  if (now.scopeTurns < known.scopeTurns) return Infinity;
+  if (now.lastPk === known.lastPk) return 0;
+  return now.scopeTurns - known.scopeTurns + known.unindexed;
 }
 
 /** The word schema.ts indexes in the scope column: 's' + hex(partition) + 'i' + hex(instance), of UTF-8. */
