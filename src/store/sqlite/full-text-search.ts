@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Scope, ScoredId } from '../types';
 import { ftsTerms, quoteTerm } from './fts-query';
 import { scopeParams, type ScopeParams } from './scope-sql';
+import { headColumnsOf, headOf, type HeadValues } from './turn-heads';
 
 /** A term matching fewer documents than this is selective: all of its matches are ranked. */
 const SELECTIVE_DOCS = 500;
@@ -44,6 +45,9 @@ interface KnownCount extends IndexPosition {
   docs: number;
 }
 
+/** The head columns of a hit's row, joined as `m`. */
+const HIT_HEAD = headColumnsOf('m');
+
 /**
  * BM25 search over the FTS5 index that stays fast at millions of turns. FTS5 ranks every
  * document a query matches, and in a large store an OR of everyday words matches most of them
@@ -76,14 +80,16 @@ export class FullTextSearch {
           `SELECT count(*) FROM (SELECT 1 FROM messages_fts WHERE messages_fts MATCH @term LIMIT @cap)`,
         )
         .pluck(),
-      recent: db.prepare<ScopeParams & { query: string; k: number; candidates: number }, { id: string }>(
-        `SELECT m.id AS id
+      recent: db
+        .prepare<ScopeParams & { query: string; k: number; candidates: number }, HeadValues>(
+          `SELECT ${HIT_HEAD}
            FROM (SELECT rowid AS pk FROM messages_fts WHERE messages_fts MATCH @query
                   ORDER BY rowid DESC LIMIT @candidates) f
            CROSS JOIN messages m ON m.pk = f.pk
           WHERE m.partition = @partition AND m.instance = @instance AND m.deleted = 0
           ORDER BY f.pk DESC LIMIT @k`,
-      ),
+        )
+        .raw(),
       instanceShare: db.prepare<ScopeParams, { turns: number | null; others: number }>(
         `SELECT (SELECT last_seq FROM instance_counters WHERE partition = @partition AND instance = @instance) AS turns,
                 EXISTS (SELECT 1 FROM instance_counters WHERE partition <> @partition OR instance <> @instance) AS others`,
@@ -97,20 +103,28 @@ export class FullTextSearch {
       // bm25() is lower-is-better; the interface wants higher-is-better, and only the content
       // column counts. Ranking happens inside FTS5 and only the best candidates are joined to
       // their rows (joining every match read each one's row first: 4x the cost); the scope
-      // columns are checked there (the scope word only narrows, and large instances go without).
-      ranked: db.prepare<ScopeParams & { query: string; k: number; candidates: number }, ScoredId>(
-        `SELECT m.id AS id, -f.rank AS score
+      // columns are checked there (the scope word only narrows, and large instances go without),
+      // and each hit's head is read there.
+      ranked: db
+        .prepare<ScopeParams & { query: string; k: number; candidates: number }, [...HeadValues, score: number]>(
+          `SELECT ${HIT_HEAD}, -f.rank AS score
            FROM (SELECT rowid AS pk, bm25(messages_fts, 1.0, 0.0) AS rank FROM messages_fts
                   WHERE messages_fts MATCH @query ORDER BY rank LIMIT @candidates) f
            CROSS JOIN messages m ON m.pk = f.pk
           WHERE m.partition = @partition AND m.instance = @instance AND m.deleted = 0
           ORDER BY f.rank LIMIT @k`,
-      ),
+        )
+        .raw(),
     };
   }
 
-  /** The `k` best BM25 matches of the words of `text` (user text, never syntax) in a scope. */
-  search(scope: Scope, text: string, k: number): ScoredId[] {
+  /**
+   * The `k` best BM25 matches of the words of `text` (user text, never syntax) in a scope, with
+   * their heads when asked (read with the rows the matches are checked against).
+   */
+  search(scope: Scope, text: string, k: number, heads = false): ScoredId[] {
+    const hit = (row: HeadValues | [...HeadValues, number], score: number): ScoredId => (heads ? { id: row[0], score, head: headOf(row) } : { id: row[0], score });
+    const ranked = (query: string) => this.statements.ranked.all({ ...params, query }).map((row) => hit(row, row[7]));
     const terms = ftsTerms(text);
     if (terms.length === 0 || k <= 0) return [];
     // The scope's counter first: every turn it counts is then at most the newest pk read next.
@@ -136,17 +150,17 @@ export class FullTextSearch {
       // vector search then.
       const rare = this.selectiveOf(countedIn('content : ', store));
       if (rare.length > 0) {
-        const hits = this.statements.ranked.all({ ...params, query: orQuery(rare) });
+        const hits = ranked(orQuery(rare));
         if (hits.length > 0) return hits;
       }
     }
     const counted = countedIn(inScope, inScopeAt).filter((entry) => entry.docs > 0);
     if (counted.length === 0) return [];
     const chosen = this.selectiveOf(counted);
-    if (chosen.length > 0) return this.statements.ranked.all({ ...params, query: orQuery(chosen) });
+    if (chosen.length > 0) return ranked(orQuery(chosen));
     // Scores only order a list (retrieval fuses ranks), so the newest match scores highest.
     const recent = this.statements.recent.all({ ...params, query: orQuery(counted) });
-    return recent.map((row, rank) => ({ id: row.id, score: 1 / (rank + 1) }));
+    return recent.map((row, rank) => hit(row, 1 / (rank + 1)));
   }
 
   /**

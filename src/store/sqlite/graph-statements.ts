@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { messageRows } from './message-row';
-import { HEAD_COLUMNS, type HeadValues } from './turn-heads';
+import { headColumnsOf, type HeadValues } from './turn-heads';
 import {
   IDS,
   IN_SCOPE,
@@ -10,7 +10,7 @@ import {
 } from './scope-sql';
 
 /** HEAD_COLUMNS of the neighbouring turn `n`. */
-const HEAD_NEIGHBOUR_COLUMNS = HEAD_COLUMNS.split(', ').map((column) => `n.${column}`).join(', ');
+const HEAD_NEIGHBOUR_COLUMNS = headColumnsOf('n');
 
 /** Statements of the graph: RESPONDED_WITH and SYNAPSE edges, and neighbour expansion. */
 export function prepareGraphStatements(db: Database.Database) {

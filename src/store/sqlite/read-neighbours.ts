@@ -3,7 +3,7 @@ import { strongestNeighbours } from '../strongest-neighbours';
 import type { Neighbour, Scope } from '../types';
 import { scopeParams } from './scope-sql';
 import type { Statements } from './statements';
-import { headOf, type HeadValues } from './turn-heads';
+import { headOf } from './turn-heads';
 
 /**
  * MemoryStore.neighbours on one connection: the search thread's, or the store's own when there
@@ -24,6 +24,6 @@ export function readNeighbours(
   });
   const links = rows.map((row) => ({ fromId: row[0], via: row[1], score: row[2], id: row[3], row }));
   return strongestNeighbours(links, options.limit).map(({ row, ...neighbour }) =>
-    options.withMessages === true ? { ...neighbour, head: headOf(row.slice(3) as HeadValues) } : neighbour,
+    options.withMessages === true ? { ...neighbour, head: headOf(row, 3) } : neighbour,
   );
 }

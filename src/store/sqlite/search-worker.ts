@@ -10,10 +10,8 @@ import { configureConnection } from './schema';
 import { searchVectors } from './search-vectors';
 import { prepareStatements } from './statements';
 import { VectorIndexCache } from './vector-index-cache';
-import { withHeads } from './turn-heads';
 import { readNeighbours } from './read-neighbours';
 import type { SearchReply, SearchRequest, SearchThreadData } from './search-thread';
-import type { ScoredId, Scope } from '../types';
 
 const data = workerData as SearchThreadData;
 const port = parentPort!;
@@ -47,7 +45,7 @@ async function answer(request: SearchRequest): Promise<unknown> {
       writerVersion = request.dataVersion;
       return searchVectors({ statements, vectors, scope: request.scope, vector: request.vector, search: request.options });
     case 'text':
-      return headsIf(request.heads, request.scope, fullText.search(request.scope, request.text, request.k));
+      return fullText.search(request.scope, request.text, request.k, request.heads);
     case 'neighbours':
       return readNeighbours(statements, request.scope, request.ids, request.options);
     case 'added':
@@ -68,9 +66,4 @@ async function answer(request: SearchRequest): Promise<unknown> {
       db.close();
       process.exit(0);
   }
-}
-
-/** The hits with their heads when asked: this thread reads them, not the store's. */
-function headsIf<T extends ScoredId>(asked: boolean, scope: Scope, hits: T[]): T[] {
-  return asked ? withHeads(statements.headsByIds, scope, hits) : hits;
 }

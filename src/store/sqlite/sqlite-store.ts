@@ -70,7 +70,6 @@ import { sqliteGraphReader } from './graph-reader';
 import { importRecords } from './import-records';
 import { listInstances, storeStats } from './list-instances';
 import { purgeInstance, purgeMessage } from './purge-records';
-import { withHeads } from './turn-heads';
 import { readNeighbours } from './read-neighbours';
 import { SqliteMaintenance } from './maintenance-records';
 import type {
@@ -428,13 +427,12 @@ export class SqliteStore implements MemoryStore {
   }
 
   async fullTextSearch(scope: Scope, text: string, options: { k: number; withMessages?: boolean; fresh?: boolean }): Promise<ScoredId[]> {
-    const { fullTextQueue, searcher, fullText, statements } = this.open;
+    const { fullTextQueue, searcher, fullText } = this.open;
     if (options.fresh !== false) fullTextQueue.indexAll();
     const heads = options.withMessages === true;
     const hits = (await searcher?.fullTextSearch(scope, text, options.k, heads)) ?? null;
     if (hits !== null) return hits;
-    const found = fullText.search(scope, text, options.k);
-    return heads ? withHeads(statements.headsByIds, scope, found) : found;
+    return fullText.search(scope, text, options.k, heads);
   }
 
   async addSynapses(scope: Scope, synapses: Synapse[]): Promise<void> {

@@ -3,7 +3,6 @@ import type { TurnRole } from '../types';
 import { prepareEmbeddingStatements } from './embedding-statements';
 import { prepareGraphStatements } from './graph-statements';
 import { TOOL_CALL_COLUMNS, MESSAGE_COLUMNS, messageRows, type ToolCallRow } from './message-row';
-import { prepareHeadsByIds } from './turn-heads';
 import {
   IDS,
   IN_SCOPE,
@@ -87,7 +86,6 @@ export function prepareStatements(db: Database.Database) {
          SELECT ${MESSAGE_COLUMNS} FROM chain WHERE deleted = 0 ORDER BY depth`,
       ),
     ),
-    headsByIds: prepareHeadsByIds(db),
     messagesByIds: messageRows(
       db.prepare<ByIdsParams, unknown[]>(`${SELECT_MESSAGES_BY_ID} AND id IN (${IDS})`),
     ),
