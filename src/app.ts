@@ -16,6 +16,7 @@ import { idFactory } from './ids';
 import type { Logger } from './logger';
 import { MODEL_LANE, type BackgroundQueue } from './memory/background-queue';
 import { embedAndLink, NearestForSweep, sweepMissingEmbeddings, type MemoryWriter } from './memory/embed-and-link';
+import { LinkBatches } from './memory/link-batches';
 import { createMemoryContext } from './memory/memory-context';
 import { createSummaryRewriter } from './memory/summary-rewriter';
 import { MaintenanceRunner, type MaintenanceOutcome } from './memory/maintenance/maintenance-runner';
@@ -103,11 +104,17 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       await sweepMissingEmbeddings(writer, { nearest: overflowed });
     });
   };
+  const linking = new LinkBatches(
+    (run) => deps.background.push('embed-and-link', run),
+    (batch) => embedAndLink(writer, batch),
+  );
   // A request's follow-ups (the next window's summary) are dropped past the limit: the request
-  // that needs one builds it itself. Its question's nearest turns are kept for the sweep.
+  // that needs one builds it itself. Its question's nearest turns are kept for the sweep. A
+  // request whose turns joined a queued batch counts as a queued job: the bound is on what
+  // waits in memory.
   const remember = (answered: AnsweredRequest) => {
-    if (deps.background.pending < MAX_QUEUED_JOBS) {
-      deps.background.push('embed-and-link', () => embedAndLink(writer, answered));
+    if (deps.background.pending + linking.joined < MAX_QUEUED_JOBS) {
+      linking.add(answered);
       for (const job of answered.followUps) deps.background.push(job.name, job.run);
     } else {
       overflowed.keep(answered.nearest);
