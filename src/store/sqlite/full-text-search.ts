@@ -123,8 +123,6 @@ export class FullTextSearch {
    * their heads when asked (read with the rows the matches are checked against).
    */
   search(scope: Scope, text: string, k: number, heads = false): ScoredId[] {
-    const hit = (row: HeadValues | [...HeadValues, number], score: number): ScoredId => (heads ? { id: row[0], score, head: headOf(row) } : { id: row[0], score });
-    const ranked = (query: string) => this.statements.ranked.all({ ...params, query }).map((row) => hit(row, row[7]));
     const terms = ftsTerms(text);
     if (terms.length === 0 || k <= 0) return [];
     // The scope's counter first: every turn it counts is then at most the newest pk read next.
@@ -139,6 +137,11 @@ export class FullTextSearch {
     // Without the scope word the instance holds at least half the matches: four times k
     // candidates leave k of its own.
     const params = { ...scopeParams(scope), k, candidates: Math.max(100, 4 * k) };
+    // A ranked row is the head's values and the score.
+    const hit = (row: HeadValues | [...HeadValues, number], score: number): ScoredId =>
+      heads ? { id: row[0], score, head: headOf(row) } : { id: row[0], score };
+    const ranked = (query: string) =>
+      this.statements.ranked.all({ ...params, query }).map((row) => hit(row, row[7]));
     const countedIn = (prefix: string, now: IndexPosition) => terms.map((term) => ({ term, docs: this.documentsWith(prefix, term, now) }));
     if (confined) {
       // A scope's matches of a word are some of the store's, so a word rare in the whole store

@@ -23,9 +23,10 @@ export function searchVectors(options: {
   if (query === null || search.k <= 0) return [];
   // The index's rescoring read each turn's head with its vector: hits asked `withMessages` bring it.
   const heads = search.withMessages === true;
-  const messages = vectors.search(scope, vector, search.k).map(
-    (row): VectorHit => (heads ? { id: row.id, kind: 'message', score: row.score, head: row.head } : { id: row.id, kind: 'message', score: row.score }),
-  );
+  const messages = vectors.search(scope, vector, search.k).map((row): VectorHit => {
+    const hit: VectorHit = { id: row.id, kind: 'message', score: row.score };
+    return heads ? { ...hit, head: row.head } : hit;
+  });
   if (search.includeToolCalls !== true) return messages;
   const top = new TopK<Omit<VectorHit, 'score'>>(search.k);
   for (const { score, ...hit } of messages) top.push(hit, score);
