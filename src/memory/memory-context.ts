@@ -79,8 +79,6 @@ export function createMemoryContext(deps: MemoryContextDeps) {
     const afterAnswer: FollowUp[] = [];
     const nearest = new Map<string, VectorHit[]>();
     const vectors = new Map<string, number[]>();
-    // The vector of each text searched, kept for linking its turn afterwards.
-    const queryVectors = new Map<string, number[]>();
     const key = scopeKey(scope);
     const hint = hints.get(key);
     // One search per query text and request: the guess below, the early search and the index's own share it.
@@ -92,7 +90,6 @@ export function createMemoryContext(deps: MemoryContextDeps) {
     };
     const searchFor = async (text: string): Promise<Candidates> => {
       const [vector] = await deps.embedder.embed([text]);
-      if (vector) queryVectors.set(text, vector);
       return searchCandidates({
         store,
         scope,
@@ -203,8 +200,7 @@ export function createMemoryContext(deps: MemoryContextDeps) {
             // (kept without their turns: under load they wait in the background queue).
             if (query.id === leaf.id && query.content.length <= MAX_EMBED_CHARS) {
               nearest.set(leaf.id, candidates.nearest.map(({ id, kind, score }) => ({ id, kind, score })));
-              const vector = queryVectors.get(query.content);
-              if (vector) vectors.set(leaf.id, vector);
+              if (candidates.vector) vectors.set(leaf.id, candidates.vector);
             }
             const guessed = earlyExpansion?.text === query.content ? earlyExpansion.started : null;
             const hits = await fuseCandidates(

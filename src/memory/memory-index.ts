@@ -1,7 +1,7 @@
 import type { StoredMessage } from '../store/types';
 import { snippetOf } from '../text/snippet';
 import { countTokensCached } from '../tokens/count-tokens';
-import type { RankedTurn, RetrievedTurn } from './retrieve';
+import { isWhole, type RankedTurn, type RetrievedTurn } from './retrieve';
 
 /** The adaptive formats of the memory index, by how many retrieved turns there are to describe. */
 export type IndexStrategy = 'full' | 'snippets' | 'clusters' | 'hierarchical';
@@ -157,7 +157,7 @@ function headerFor(strategy: IndexStrategy, count: number): string {
 async function wholeHits(input: MemoryIndexInput, hits: RankedTurn[]): Promise<RetrievedTurn[]> {
   if (input.resolve) return input.resolve(hits);
   return hits.map((hit) => {
-    if (!('content' in hit.message) || (hit.chunk && !('content' in hit.chunk))) {
+    if (!isWhole(hit.message) || (hit.chunk && !isWhole(hit.chunk))) {
       throw new Error(`memory index: hit ${hit.message.id} is not loaded and there is nothing to load it`);
     }
     return hit as RetrievedTurn;

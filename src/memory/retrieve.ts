@@ -82,6 +82,8 @@ export interface RetrieveInput {
  * brings them): the first half of a retrieval.
  */
 export interface Candidates {
+  /** The query's vector the vector search used (null without one). */
+  vector: number[] | null;
   /** The vector search's hits as the store returned them, nearest first. */
   nearest: VectorHit[];
   vectorList: RankedId[];
@@ -132,7 +134,7 @@ export async function searchCandidates(input: Omit<RetrieveInput, 'exclude'>): P
     }));
   const textList = textHits.map((hit) => ({ id: hit.id, weight: FULLTEXT_WEIGHT }));
   const loaded = await loadTurns(store, scope, [...vectorMatches, ...textHits]);
-  return { nearest: vectorHits, vectorList, textList, loaded, k };
+  return { vector: input.vector, nearest: vectorHits, vectorList, textList, loaded, k };
 }
 
 /** Graph neighbours of a retrieval's seeds, with the turns they lead to that the searches did not load. */
@@ -287,7 +289,7 @@ async function loadTurns(
 }
 
 /** Whether a head is the whole turn (a search brought it, or it was loaded). */
-function isWhole(turn: TurnHead): turn is StoredMessage {
+export function isWhole(turn: TurnHead): turn is StoredMessage {
   return 'content' in turn;
 }
 
@@ -305,7 +307,9 @@ export async function resolveTurns(
     if (!isWhole(hit.message)) missing.add(hit.message.id);
     if (hit.chunk && !isWhole(hit.chunk)) missing.add(hit.chunk.id);
   }
-  const loaded = new Map((await input.store.getMessages(input.scope, [...missing])).map((turn) => [turn.id, turn]));
+  // Hits a store brought whole (Neo4j's) need no read.
+  const read = missing.size === 0 ? [] : await input.store.getMessages(input.scope, [...missing]);
+  const loaded = new Map(read.map((turn) => [turn.id, turn]));
   const whole = (turn: TurnHead) => (isWhole(turn) ? turn : loaded.get(turn.id));
   return hits.flatMap((hit): RetrievedTurn[] => {
     const message = whole(hit.message);
