@@ -13,9 +13,10 @@ import { MAINTENANCE_SCHEMA } from './maintenance-statements';
  * background-job tables here; they used to be created by each connection on first use, and
  * DDL one process runs while another loads the schema fails the other's full-text table
  * ("vtable constructor failed"), so no DDL may run outside a migration. 8 indexes turns for
- * full text in batches (full-text-queue.ts): a turn's insert only queues its pk.
+ * full text in batches (full-text-queue.ts): a turn's insert only queues its pk. 9 added the
+ * turn epoch (turn_changes) that a process's cache of turns checks (turn-cache.ts).
  */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /**
  * SQL of the word the full-text index stores in the `scope` column of the turn `row` names:
@@ -153,6 +154,23 @@ CREATE TABLE IF NOT EXISTS summaries (
   updated_at INTEGER NOT NULL,
   PRIMARY KEY (partition, instance, boundary_id)
 ) STRICT;
+
+-- Moves whenever a stored turn changes or goes (an insert or a vector leaves it alone): a
+-- process caching turns (turn-cache.ts) drops them all when it sees the epoch move.
+CREATE TABLE IF NOT EXISTS turn_changes (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  epoch INTEGER NOT NULL
+) STRICT;
+INSERT OR IGNORE INTO turn_changes (id, epoch) VALUES (1, 0);
+CREATE TRIGGER IF NOT EXISTS messages_changed
+  AFTER UPDATE OF id, partition, instance, role, seq, timestamp, token_count, branch_tokens,
+    content_hash, parent_id, model, trace_id, edited, deleted, is_chunk, chunk_index,
+    chunk_parent_id, snippet, metadata, edit_history, content, raw ON messages BEGIN
+  UPDATE turn_changes SET epoch = epoch + 1 WHERE id = 1;
+END;
+CREATE TRIGGER IF NOT EXISTS messages_removed AFTER DELETE ON messages BEGIN
+  UPDATE turn_changes SET epoch = epoch + 1 WHERE id = 1;
+END;
 
 CREATE TABLE IF NOT EXISTS meta (
   key TEXT PRIMARY KEY,

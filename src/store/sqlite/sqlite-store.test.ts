@@ -251,6 +251,39 @@ describe('SqliteStore', () => {
     expect(retried[0]).toMatchObject({ created: true, message: { seq: 4 } });
   });
 
+  it("reads another process's edit and delete of a turn it read before, never the copy it kept", async () => {
+    const dataDir = tempDir();
+    const [a, b] = [await openStore(dataDir), await openStore(dataDir)];
+    const path = await a.appendPath(scope, {
+      parentId: null,
+      messages: [turn('user', 'first question'), turn('assistant', 'first answer'), turn('user', 'second')],
+    });
+    const [question, answer, last] = path.map((entry) => entry.message);
+    const ids = [question!.id, answer!.id, last!.id];
+    expect((await a.getBranch(scope, last!.id, { limit: 10 })).map((m) => m.content)).toEqual([
+      'second',
+      'first answer',
+      'first question',
+    ]);
+    expect((await a.getMessages(scope, ids)).map((m) => m.content)).toEqual(['first question', 'first answer', 'second']);
+
+    const edited = turn('assistant', 'edited answer');
+    await b.editMessage(scope, answer!.id, { ...edited, tokenCount: 5 });
+    await b.setMessageDeleted(scope, question!.id, true);
+
+    const branch = await a.getBranch(scope, last!.id, { limit: 10 });
+    expect(branch.map((m) => [m.content, m.branchTokens])).toEqual([
+      ['second', 11],
+      ['edited answer', 8],
+    ]);
+    expect((await a.getMessage(scope, answer!.id))?.raw).toEqual(edited.raw);
+    expect((await a.getMessages(scope, ids)).map((m) => [m.content, m.deleted])).toEqual([
+      ['first question', true],
+      ['edited answer', false],
+      ['second', false],
+    ]);
+  });
+
   it('matches word stems and ignores diacritics in full-text search', async () => {
     const store = await openStore();
     const stored = await store.appendPath(scope, {

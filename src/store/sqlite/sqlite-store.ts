@@ -32,6 +32,7 @@ import { FullTextQueue } from './full-text-queue';
 import { FullTextSearch } from './full-text-search';
 import { listPendingEmbeddings } from './list-pending-embeddings';
 import { toStoredMessage, toStoredToolCall } from './message-row';
+import { TurnCache } from './turn-cache';
 import { configureConnection, migrateSchema } from './schema';
 import { scopeParams } from './scope-sql';
 import { exactSearchVectors, searchVectors } from './search-vectors';
@@ -111,6 +112,7 @@ interface Connection {
   checkpointer: WalCheckpointer;
   /** Where searches run when the store has a search thread. */
   searcher: SearchThread | null;
+  turns: TurnCache;
 }
 
 const ALL_ROLES = JSON.stringify(['user', 'assistant', 'tool']);
@@ -172,9 +174,11 @@ export class SqliteStore implements MemoryStore {
             busyTimeoutMs: BUSY_TIMEOUT_MS,
           })
         : null;
+      const turns = new TurnCache(() => statements.turnEpoch.get() ?? 0);
       this.connection = {
         db,
         statements,
+        turns,
         appendPath,
         continueLatest,
         dimensions,
@@ -213,11 +217,15 @@ export class SqliteStore implements MemoryStore {
 
   async appendPath(scope: Scope, input: AppendPathInput): Promise<AppendedTurn[]> {
     if (input.messages.length === 0) return [];
-    return this.open.appendPath.immediate(scope, input);
+    const appended = this.open.appendPath.immediate(scope, input);
+    this.open.turns.add(appended.map((turn) => turn.message));
+    return appended;
   }
 
   async continueLatest(scope: Scope, message: NewMessage): Promise<AppendedTurn> {
-    return this.open.continueLatest.immediate(scope, message);
+    const appended = this.open.continueLatest.immediate(scope, message);
+    this.open.turns.add([appended.message]);
+    return appended;
   }
 
   async latestTurn(scope: Scope): Promise<StoredMessage | null> {
@@ -236,23 +244,40 @@ export class SqliteStore implements MemoryStore {
     options: { limit: number },
   ): Promise<StoredMessage[]> {
     if (options.limit <= 0) return [];
-    return this.open.statements.branch
-      .all({ ...scopeParams(scope), id: leafId, limit: options.limit })
+    const { turns, statements } = this.open;
+    turns.check();
+    const cached = turns.branch(scope, leafId, options.limit);
+    if (cached.missing === null) return cached.turns;
+    const rest = statements.branch
+      .all({ ...scopeParams(scope), id: cached.missing, limit: options.limit - cached.turns.length })
       .map(toStoredMessage);
+    return [...cached.turns, ...turns.add(rest)];
   }
 
   async getMessage(scope: Scope, id: string): Promise<StoredMessage | null> {
-    const row = this.open.statements.messageById.get({ ...scopeParams(scope), id });
-    return row === undefined ? null : toStoredMessage(row);
+    const { turns, statements } = this.open;
+    turns.check();
+    const cached = turns.get(id);
+    if (cached !== undefined) return inScope(cached, scope) ? cached : null;
+    const row = statements.messageById.get({ ...scopeParams(scope), id });
+    return row === undefined ? null : turns.add([toStoredMessage(row)])[0]!;
   }
 
   async getMessages(scope: Scope, ids: string[]): Promise<StoredMessage[]> {
     if (ids.length === 0) return [];
-    const rows = this.open.statements.messagesByIds.all({
-      ...scopeParams(scope),
-      ids: JSON.stringify(ids),
-    });
-    const byId = new Map(rows.map((row) => [row.id, toStoredMessage(row)]));
+    const { turns, statements } = this.open;
+    turns.check();
+    const byId = new Map<string, StoredMessage>();
+    const missing: string[] = [];
+    for (const id of ids) {
+      const cached = turns.get(id);
+      if (cached === undefined) missing.push(id);
+      else if (inScope(cached, scope)) byId.set(id, cached);
+    }
+    if (missing.length > 0) {
+      const rows = statements.messagesByIds.all({ ...scopeParams(scope), ids: JSON.stringify(missing) });
+      for (const turn of turns.add(rows.map(toStoredMessage))) byId.set(turn.id, turn);
+    }
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
@@ -680,4 +705,8 @@ function checkDimensions(vector: readonly number[], dimensions: number): void {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+function inScope(turn: StoredMessage, scope: Scope): boolean {
+  return turn.partition === scope.partition && turn.instance === scope.instance;
 }

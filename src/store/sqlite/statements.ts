@@ -68,6 +68,7 @@ const MESSAGE_COLUMNS_OF_M = MESSAGE_COLUMNS.split(',')
 export function prepareStatements(db: Database.Database) {
   return {
     ping: db.prepare<[], number>('SELECT 1').pluck(),
+    turnEpoch: db.prepare<[], number>('SELECT epoch FROM turn_changes WHERE id = 1').pluck(),
     messageById: messageRows(db.prepare<ByIdParams, unknown[]>(`${SELECT_MESSAGES} AND id = @id`)),
     // The branch above a turn, leaf first, in one statement: a lookup per turn from JavaScript
     // cost ~1.7x the time (a call, its parameters and a row each). The walk stops at the scope's
