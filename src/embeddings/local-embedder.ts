@@ -116,7 +116,9 @@ export class LocalEmbedder implements Embedder {
       const current = this.features(token);
       if (current.stem === null) continue;
       if (previous?.stem != null && previous.stem !== current.stem) {
-        const [first, second] = [previous.stem, current.stem].sort();
+        // The pair in code-unit order, as sort() would put it, without an array to sort.
+        const first = previous.stem < current.stem ? previous.stem : current.stem;
+        const second = first === previous.stem ? current.stem : previous.stem;
         const weight = this.tuning.bigramWeight * Math.sqrt(previous.weight * current.weight);
         this.addFeature(vector, `b:${first} ${second}`, weight);
       }
@@ -127,9 +129,10 @@ export class LocalEmbedder implements Embedder {
   private addFeature(vector: Float64Array, feature: string, weight: number): void {
     const buckets = featureBuckets(feature, this.dimensions, this.tuning.hashes);
     const share = weight / Math.sqrt(buckets.indices.length);
-    buckets.indices.forEach((index, position) => {
+    for (let position = 0; position < buckets.indices.length; position++) {
+      const index = buckets.indices[position]!;
       vector[index] = (vector[index] ?? 0) + (buckets.signs[position] ?? 1) * share;
-    });
+    }
   }
 }
 
