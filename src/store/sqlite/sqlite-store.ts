@@ -218,13 +218,13 @@ export class SqliteStore implements MemoryStore {
   async appendPath(scope: Scope, input: AppendPathInput): Promise<AppendedTurn[]> {
     if (input.messages.length === 0) return [];
     const appended = this.open.appendPath.immediate(scope, input);
-    this.open.turns.add(appended.map((turn) => turn.message));
+    this.open.turns.extend(appended.map((turn) => turn.message));
     return appended;
   }
 
   async continueLatest(scope: Scope, message: NewMessage): Promise<AppendedTurn> {
     const appended = this.open.continueLatest.immediate(scope, message);
-    this.open.turns.add([appended.message]);
+    this.open.turns.extend([appended.message]);
     return appended;
   }
 
