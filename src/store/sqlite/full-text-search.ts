@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { Scope, ScoredId } from '../types';
 import { ftsTerms, quoteTerm } from './fts-query';
-import { scopeParams, type ScopeParams } from './scope-sql';
-import { headColumnsOf, headOf, type HeadValues } from './turn-heads';
+import { qualifiedColumns, scopeParams, type ScopeParams } from './scope-sql';
+import { HEAD_COLUMNS, headOf, type HeadValues } from './turn-heads';
 
 /** A term matching fewer documents than this is selective: all of its matches are ranked. */
 const SELECTIVE_DOCS = 500;
@@ -46,7 +46,7 @@ interface KnownCount extends IndexPosition {
 }
 
 /** The head columns of a hit's row, joined as `m`. */
-const HIT_HEAD = headColumnsOf('m');
+const HIT_HEAD = qualifiedColumns(HEAD_COLUMNS, 'm');
 
 /**
  * BM25 search over the FTS5 index that stays fast at millions of turns. FTS5 ranks every

@@ -1,16 +1,17 @@
 import type Database from 'better-sqlite3';
 import { messageRows } from './message-row';
-import { headColumnsOf, type HeadValues } from './turn-heads';
+import { HEAD_COLUMNS, type HeadValues } from './turn-heads';
 import {
   IDS,
   IN_SCOPE,
+  qualifiedColumns,
   SELECT_MESSAGES_BY_ID,
   type ByIdParams,
   type ScopeParams,
 } from './scope-sql';
 
 /** HEAD_COLUMNS of the neighbouring turn `n`. */
-const HEAD_NEIGHBOUR_COLUMNS = headColumnsOf('n');
+const HEAD_NEIGHBOUR_COLUMNS = qualifiedColumns(HEAD_COLUMNS, 'n');
 
 /** Statements of the graph: RESPONDED_WITH and SYNAPSE edges, and neighbour expansion. */
 export function prepareGraphStatements(db: Database.Database) {

@@ -20,6 +20,13 @@ export const SELECT_MESSAGES_BY_ID = `SELECT ${MESSAGE_COLUMNS} FROM messages IN
   WHERE ${IN_SCOPE}`;
 /** Tool calls of the scope, as ToolCallRow; callers append more conditions. */
 export const SELECT_TOOL_CALLS = `SELECT ${TOOL_CALL_COLUMNS} FROM tool_calls WHERE ${IN_SCOPE}`;
+/** A column list (`a, b, c`, line breaks allowed) with each column qualified by a join's `alias`. */
+export function qualifiedColumns(columns: string, alias: string): string {
+  return columns
+    .split(',')
+    .map((column) => `${alias}.${column.trim()}`)
+    .join(', ');
+}
 /** The ids of a `@ids` JSON array parameter, so a list never needs SQL built from text. */
 export const IDS = 'SELECT value FROM json_each(@ids)';
 

@@ -6,6 +6,7 @@ import { TOOL_CALL_COLUMNS, MESSAGE_COLUMNS, messageRows, type ToolCallRow } fro
 import {
   IDS,
   IN_SCOPE,
+  qualifiedColumns,
   SELECT_MESSAGES,
   SELECT_MESSAGES_BY_ID,
   SELECT_TOOL_CALLS,
@@ -60,9 +61,7 @@ export type Statements = ReturnType<typeof prepareStatements>;
 const MAX_BRANCH_DEPTH = 100_000_000;
 
 /** MESSAGE_COLUMNS of a messages table aliased `m`. */
-const MESSAGE_COLUMNS_OF_M = MESSAGE_COLUMNS.split(',')
-  .map((column) => `m.${column.trim()}`)
-  .join(', ');
+const MESSAGE_COLUMNS_OF_M = qualifiedColumns(MESSAGE_COLUMNS, 'm');
 
 /** Prepares the store's statements on an open, migrated connection. */
 export function prepareStatements(db: Database.Database) {

@@ -37,7 +37,7 @@ export class TurnCache {
     this.epoch = epoch;
   }
 
-  clear(): void {
+  private clear(): void {
     this.recent = new Map();
     this.older = new Map();
     this.recentCharacters = 0;

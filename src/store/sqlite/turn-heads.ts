@@ -3,11 +3,6 @@ import type { TurnHead, TurnRole } from '../types';
 /** The columns of a TurnHead, in the order `headOf` reads them. */
 export const HEAD_COLUMNS = 'id, role, seq, timestamp, deleted, is_chunk, chunk_parent_id';
 
-/** HEAD_COLUMNS of the table named `alias` in a join. */
-export function headColumnsOf(alias: string): string {
-  return HEAD_COLUMNS.split(', ').map((column) => `${alias}.${column}`).join(', ');
-}
-
 /** The values of HEAD_COLUMNS, in that order. */
 export type HeadValues = [
   id: string,
