@@ -87,6 +87,29 @@ describe('the SQLite store searching on a thread of its own', () => {
     expect(threaded.searchThreadState).toBe('running');
   });
 
+  it('answers a burst of searches asked at once as it answers each alone, and each sees the writes made before it was asked', async () => {
+    const { store: threaded, dataDir } = await openStore({ searchThread: true });
+    const { store: plain } = await openStore({ dataDir, searchThread: false });
+    const stored = await storeTurns(threaded, 40);
+    const ask = (store: SqliteStore) => [
+      ...[2, 9, 23, 31].map((seed) => store.vectorSearch(scope, vectorOf(seed), { k: 4, withMessages: true })),
+      ...WORDS.slice(0, 4).map((word) => store.fullTextSearch(scope, `${word} note`, { k: 6, withMessages: true })),
+      ...[5, 20].map((index) => store.neighbours(scope, [stored[index]!.id], { limit: 5, withMessages: true })),
+    ];
+    expect(await Promise.all(ask(threaded))).toEqual(await Promise.all(ask(plain)));
+
+    // Asked before a write, after it, and before and after another: the later ones find it.
+    const before = threaded.fullTextSearch(scope, 'note 2000', { k: 1 });
+    const [first] = await storeTurns(threaded, 1, 2_000);
+    const afterFirst = threaded.vectorSearch(scope, vectorOf(2_000), { k: 1 });
+    const [second] = await storeTurns(threaded, 1, 3_000);
+    const afterSecond = [threaded.fullTextSearch(scope, 'note 3000', { k: 1 }), threaded.vectorSearch(scope, vectorOf(3_000), { k: 1 })];
+    expect(await before).toHaveLength(1);
+    expect((await afterFirst)[0]?.id).toBe(first!.id);
+    expect((await Promise.all(afterSecond)).map((hits) => hits[0]?.id)).toEqual([second!.id, second!.id]);
+    expect(threaded.searchThreadState).toBe('running');
+  });
+
   it('finds what another process writes, and forgets every vector when the store drops them', async () => {
     const { store, dataDir } = await openStore({ searchThread: true });
     await storeTurns(store, 20);

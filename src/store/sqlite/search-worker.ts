@@ -30,16 +30,66 @@ const vectorCache = (dimensions: number) =>
   new VectorIndexCache({ db, dimensions, budgetBytes: data.vectorCacheBytes, dataVersion: () => writerVersion });
 let vectors = vectorCache(data.dimensions);
 
+/** The reads of a search, answered from the database as one snapshot. */
+type ReadRequest = Extract<SearchRequest, { op: 'vector' | 'text' | 'neighbours' }>;
+
+const waiting: SearchRequest[] = [];
 port.on('message', (request: SearchRequest) => {
-  // Id 0 is a notice: nobody waits for its answer.
-  const reply = (answered: SearchReply) => request.id !== 0 && port.postMessage(answered);
-  void answer(request).then(
-    (value) => reply({ id: request.id, value }),
-    (error: unknown) => reply({ id: request.id, error: error instanceof Error ? error.message : String(error) }),
-  );
+  if (waiting.push(request) === 1) setImmediate(answerWaiting);
 });
 
-async function answer(request: SearchRequest): Promise<unknown> {
+/**
+ * Answers the requests that came in since the last turn, in order, reading those in a row that
+ * only read within one transaction. A connection in WAL mode empties its page cache when it
+ * starts reading after another connection committed, and the store's connection commits
+ * several times a request: each statement read on its own snapshot read its pages from the
+ * file again, while reads in one transaction share the pages of one.
+ */
+function answerWaiting(): void {
+  let reads: ReadRequest[] = [];
+  const answerReads = () => {
+    if (reads.length === 0) return;
+    const batch = reads;
+    reads = [];
+    try {
+      readInOneSnapshot(() => {
+        for (const request of batch) settle(request, () => read(request));
+      });
+    } catch {
+      // Every read was answered inside; a failed end of a read-only transaction loses nothing.
+    }
+  };
+  for (const request of waiting.splice(0)) {
+    if (isRead(request)) {
+      reads.push(request);
+      continue;
+    }
+    answerReads();
+    settle(request, () => command(request));
+  }
+  answerReads();
+}
+
+const readInOneSnapshot = db.transaction((readAll: () => void) => readAll());
+
+function isRead(request: SearchRequest): request is ReadRequest {
+  return request.op === 'vector' || request.op === 'text' || request.op === 'neighbours';
+}
+
+/** Runs a request and replies with its value or its error; id 0 is a notice, nobody waits for it. */
+function settle(request: SearchRequest, run: () => unknown): void {
+  const reply = (answered: SearchReply) => request.id !== 0 && port.postMessage(answered);
+  const failed = (error: unknown) => reply({ id: request.id, error: error instanceof Error ? error.message : String(error) });
+  try {
+    const value = run();
+    if (value instanceof Promise) value.then((settled: unknown) => reply({ id: request.id, value: settled }), failed);
+    else reply({ id: request.id, value });
+  } catch (error) {
+    failed(error);
+  }
+}
+
+function read(request: ReadRequest): unknown {
   switch (request.op) {
     case 'vector':
       writerVersion = request.dataVersion;
@@ -48,6 +98,11 @@ async function answer(request: SearchRequest): Promise<unknown> {
       return fullText.search(request.scope, request.text, request.k, request.heads);
     case 'neighbours':
       return readNeighbours(statements, request.scope, request.ids, request.options);
+  }
+}
+
+function command(request: Exclude<SearchRequest, ReadRequest>): unknown {
+  switch (request.op) {
     case 'added':
       vectors.added(request.scope, request.rows);
       return null;
