@@ -30,79 +30,36 @@ const vectorCache = (dimensions: number) =>
   new VectorIndexCache({ db, dimensions, budgetBytes: data.vectorCacheBytes, dataVersion: () => writerVersion });
 let vectors = vectorCache(data.dimensions);
 
-/** The reads of a search, answered from the database as one snapshot. */
-type ReadRequest = Extract<SearchRequest, { op: 'vector' | 'text' | 'neighbours' }>;
-
-const waiting: SearchRequest[] = [];
 port.on('message', (request: SearchRequest) => {
-  if (waiting.push(request) === 1) setImmediate(answerWaiting);
+  // Id 0 is a notice: nobody waits for its answer.
+  const reply = (answered: SearchReply) => request.id !== 0 && port.postMessage(answered);
+  void answer(request).then(
+    (value) => reply({ id: request.id, value }),
+    (error: unknown) => reply({ id: request.id, error: error instanceof Error ? error.message : String(error) }),
+  );
 });
 
 /**
- * Answers the requests that came in since the last turn, in order, reading those in a row that
- * only read within one transaction. A connection in WAL mode empties its page cache when it
- * starts reading after another connection committed, and the store's connection commits
- * several times a request: each statement read on its own snapshot read its pages from the
- * file again, while reads in one transaction share the pages of one.
+ * Runs a search's statements on one snapshot. A connection in WAL mode empties its page cache
+ * when it starts reading after another connection committed, and the store's connection commits
+ * several times a request: each statement of a search read on a snapshot of its own, so a
+ * full-text search's five to ten statements each read their pages from the file again. One
+ * transaction a search, not one for all the searches waiting: reads held open across a batch
+ * slowed 256 streams by 3-8% (bench/NOTES.md).
  */
-function answerWaiting(): void {
-  let reads: ReadRequest[] = [];
-  const answerReads = () => {
-    if (reads.length === 0) return;
-    const batch = reads;
-    reads = [];
-    try {
-      readInOneSnapshot(() => {
-        for (const request of batch) settle(request, () => read(request));
-      });
-    } catch {
-      // Every read was answered inside; a failed end of a read-only transaction loses nothing.
-    }
-  };
-  for (const request of waiting.splice(0)) {
-    if (isRead(request)) {
-      reads.push(request);
-      continue;
-    }
-    answerReads();
-    settle(request, () => command(request));
-  }
-  answerReads();
-}
+const inOneSnapshot = db.transaction(<T>(read: () => T): T => read());
 
-const readInOneSnapshot = db.transaction((readAll: () => void) => readAll());
-
-function isRead(request: SearchRequest): request is ReadRequest {
-  return request.op === 'vector' || request.op === 'text' || request.op === 'neighbours';
-}
-
-/** Runs a request and replies with its value or its error; id 0 is a notice, nobody waits for it. */
-function settle(request: SearchRequest, run: () => unknown): void {
-  const reply = (answered: SearchReply) => request.id !== 0 && port.postMessage(answered);
-  const failed = (error: unknown) => reply({ id: request.id, error: error instanceof Error ? error.message : String(error) });
-  try {
-    const value = run();
-    if (value instanceof Promise) value.then((settled: unknown) => reply({ id: request.id, value: settled }), failed);
-    else reply({ id: request.id, value });
-  } catch (error) {
-    failed(error);
-  }
-}
-
-function read(request: ReadRequest): unknown {
+async function answer(request: SearchRequest): Promise<unknown> {
   switch (request.op) {
     case 'vector':
       writerVersion = request.dataVersion;
-      return searchVectors({ statements, vectors, scope: request.scope, vector: request.vector, search: request.options });
+      return inOneSnapshot(() =>
+        searchVectors({ statements, vectors, scope: request.scope, vector: request.vector, search: request.options }),
+      );
     case 'text':
-      return fullText.search(request.scope, request.text, request.k, request.heads);
+      return inOneSnapshot(() => fullText.search(request.scope, request.text, request.k, request.heads));
     case 'neighbours':
-      return readNeighbours(statements, request.scope, request.ids, request.options);
-  }
-}
-
-function command(request: Exclude<SearchRequest, ReadRequest>): unknown {
-  switch (request.op) {
+      return inOneSnapshot(() => readNeighbours(statements, request.scope, request.ids, request.options));
     case 'added':
       vectors.added(request.scope, request.rows);
       return null;
