@@ -4,3 +4,8 @@ import type { Scope } from './types';
 export function scopeKey(scope: Scope): string {
   return `${scope.partition}\u0000${scope.instance}`;
 }
+
+/** Whether two things (scopes, or rows and records that carry one) name the same scope. */
+export function sameScope(a: Scope, b: Scope): boolean {
+  return a.partition === b.partition && a.instance === b.instance;
+}

@@ -5,6 +5,7 @@ import type {
   TopicLinkRecord,
   TopicRecord,
 } from '../graph-record';
+import { sameScope } from '../scope-key';
 import type { CursorJob } from '../topic-types';
 import { fromPeriodSummaryRecord, fromTopicRecord } from '../job-records';
 import { toPeriodRow, toTopicRow } from './maintenance-records';
@@ -137,8 +138,4 @@ export class JobRecordImporter {
     });
     return true;
   }
-}
-
-function sameScope(a: ScopeParams, b: ScopeParams): boolean {
-  return a.partition === b.partition && a.instance === b.instance;
 }

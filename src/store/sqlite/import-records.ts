@@ -8,6 +8,7 @@ import type {
   ToolCallRecord,
 } from '../graph-record';
 import type { ImportResult } from '../management-types';
+import { sameScope } from '../scope-key';
 import type { Scope } from '../types';
 import { adminStatements, DELETED_WITH_INSTANCE, type AdminStatements } from './admin-statements';
 import { JobRecordImporter } from './import-job-records';
@@ -314,8 +315,4 @@ class RecordImporter {
   private fail(message: string): never {
     throw new RecordImportError(this.index, message);
   }
-}
-
-function sameScope(a: ScopeParams, b: Scope): boolean {
-  return a.partition === b.partition && a.instance === b.instance;
 }

@@ -59,6 +59,7 @@ import type {
   StoreStats,
 } from '../management-types';
 import { messagesAsOf } from '../messages-as-of';
+import { sameScope } from '../scope-key';
 import { summarizePartitions } from '../summarize-partitions';
 import { adminStatements } from './admin-statements';
 import {
@@ -258,7 +259,7 @@ export class SqliteStore implements MemoryStore {
     const { turns, statements } = this.open;
     turns.check();
     const cached = turns.get(id);
-    if (cached !== undefined) return inScope(cached, scope) ? cached : null;
+    if (cached !== undefined) return sameScope(cached, scope) ? cached : null;
     const row = statements.messageById.get({ ...scopeParams(scope), id });
     return row === undefined ? null : turns.add([toStoredMessage(row)])[0]!;
   }
@@ -272,7 +273,7 @@ export class SqliteStore implements MemoryStore {
     for (const id of ids) {
       const cached = turns.get(id);
       if (cached === undefined) missing.push(id);
-      else if (inScope(cached, scope)) byId.set(id, cached);
+      else if (sameScope(cached, scope)) byId.set(id, cached);
     }
     if (missing.length > 0) {
       const rows = statements.messagesByIds.all({ ...scopeParams(scope), ids: JSON.stringify(missing) });
@@ -705,8 +706,4 @@ function checkDimensions(vector: readonly number[], dimensions: number): void {
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function inScope(turn: StoredMessage, scope: Scope): boolean {
-  return turn.partition === scope.partition && turn.instance === scope.instance;
 }

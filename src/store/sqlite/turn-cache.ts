@@ -1,3 +1,4 @@
+import { sameScope } from '../scope-key';
 import type { Scope, StoredMessage } from '../types';
 
 /** Characters (about bytes) of turn text one generation holds: both full, ~64 MiB of heap. */
@@ -82,7 +83,7 @@ export class TurnCache {
     while (id !== null && turns.length < limit) {
       const turn = this.get(id);
       if (turn === undefined) return { turns, missing: id };
-      if (turn.partition !== scope.partition || turn.instance !== scope.instance || turn.isChunk) break;
+      if (!sameScope(turn, scope) || turn.isChunk) break;
       if (!turn.deleted) turns.push(turn);
       id = turn.parentId;
     }
