@@ -23,12 +23,21 @@ export function toUnitQuery(vector: readonly number[]): UnitQuery | null {
 
 /** Cosine similarity of a unit query and a stored vector; null when they cannot be compared. */
 export function cosineToUnit(query: UnitQuery, vector: Float32Array): number | null {
+  if (vector.length !== query.values.length) return null;
+  return cosineToUnitAt(query, vector, 0);
+}
+
+/**
+ * cosineToUnit of the vector of the query's length at `offset` in `vectors` (several stored
+ * vectors one after another); null for a zero vector.
+ */
+export function cosineToUnitAt(query: UnitQuery, vectors: Float32Array, offset: number): number | null {
   const values = query.values;
-  if (vector.length !== values.length) return null;
+  if (offset + values.length > vectors.length) return null;
   let dot = 0;
   let norm = 0;
-  for (let index = 0; index < vector.length; index++) {
-    const value = vector[index] as number;
+  for (let index = 0; index < values.length; index++) {
+    const value = vectors[offset + index] as number;
     dot += value * (values[index] as number);
     norm += value * value;
   }

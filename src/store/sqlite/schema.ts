@@ -235,6 +235,10 @@ END;
 
 /** Sets the connection pragmas every process sharing the file must agree on. */
 export function configureConnection(db: Database.Database): void {
+  // SQLite's default, stated because the vector rescoring relies on it: text in a UTF-8
+  // database holds a BLOB's bytes unchanged (vector-index-statements.ts). It takes effect only
+  // when the file is created, and is ignored afterwards.
+  db.pragma("encoding = 'UTF-8'");
   // WAL lets readers in other proxy processes run while one writes.
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across application crashes in WAL mode; only a power loss can drop

@@ -94,6 +94,25 @@ describe.each([
     expect(hits[0]?.id).not.toBe(turns[4]!.id);
   });
 
+  it('scores every candidate exactly as a scan of the stored vectors does, whatever their bytes', async () => {
+    const { store } = await openStore();
+    // Random components make bytes that are no valid UTF-8; zeros, negative zeros and
+    // subnormals make NUL bytes and runs of them.
+    let state = 7;
+    const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+    const vectors = Array.from({ length: 40 }, (_, row) =>
+      Array.from({ length: DIMENSIONS }, (_, index) => (index === row % DIMENSIONS ? 0 : index % 5 === 0 ? -0 : index % 7 === 0 ? 1e-40 : random())),
+    );
+    const appended = await store.appendPath(scope, { parentId: null, messages: vectors.map((_, index) => turn(`random ${index}`, index)) });
+    await store.setEmbeddings(scope, appended.map((entry, index) => ({ kind: 'message' as const, id: entry.message.id, vector: vectors[index]! })));
+    for (const query of [vectors[3]!, vectors[17]!.map((value) => -value), Array.from({ length: DIMENSIONS }, () => random())]) {
+      const indexed = await store.vectorSearch(scope, query, { k: 40 });
+      const scanned = await store.exactVectorSearch(scope, query, 40);
+      expect(indexed.length).toBe(40);
+      expect(indexed.map((hit) => [hit.id, hit.score])).toEqual(scanned.map((hit) => [hit.id, hit.score]));
+    }
+  });
+
   it('answers with the next nearest when the nearest was deleted by another connection', async () => {
     const { store, dataDir } = await openStore();
     const turns = await addTurns(store, scope, 10, (index) => index);

@@ -2,12 +2,12 @@ import type Database from 'better-sqlite3';
 import { byScoreThenId } from '../strongest-neighbours';
 import type { Scope, TurnHead } from '../types';
 import { CodePool } from './code-pool';
-import { toUnitQuery, cosineToUnit, type UnitQuery } from './collect-nearest';
+import { toUnitQuery, cosineToUnitAt, type UnitQuery } from './collect-nearest';
 import { IvfIndex, type IvfHit, type IvfOptions } from './ivf-index';
 import { scopeKey } from '../scope-key';
 import { scopeParams } from './scope-sql';
 import { decodeVector } from '../vector-codec';
-import { headOf } from './turn-heads';
+import { headOf, type HeadValues } from './turn-heads';
 import { prepareVectorIndexStatements, type VectorIndexStatements } from './vector-index-statements';
 
 /** Options of the cache of in-memory vector indexes. */
@@ -281,18 +281,21 @@ export class VectorIndexCache {
   private rescore(entry: Entry, { hits, unit }: { hits: IvfHit[]; unit: UnitQuery }): NearestRow[] {
     if (hits.length === 0) return [];
     const pks = JSON.stringify(hits.map((hit) => hit.key));
-    const rows = this.statements.candidates.all({ ...entry.scope, pks });
+    const dimensions = unit.values.length;
+    const read = this.statements.candidates.get({ ...entry.scope, pks, bytes: dimensions * 4 });
+    if (read === undefined || read[1] === null) return [];
+    const heads = JSON.parse(read[0]) as [pk: number, ...head: HeadValues][];
+    const vectors = decodeVector(read[1]);
     const found: NearestRow[] = [];
     const seen = new Set<number>();
-    for (const row of rows) {
-      const [pk, blob] = row;
-      const head = headOf(row, 2);
-      if (seen.has(pk) || head.deleted || blob === null) continue;
-      const score = cosineToUnit(unit, decodeVector(blob));
-      if (score === null) continue;
+    heads.forEach((row, index) => {
+      const pk = row[0];
+      const score = cosineToUnitAt(unit, vectors, index * dimensions);
+      if (seen.has(pk) || score === null) return;
       seen.add(pk);
+      const head = headOf(row, 1);
       found.push({ id: head.id, score, head });
-    }
+    });
     return found.sort(byScoreThenId);
   }
 
