@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { ScopeParams } from './scope-sql';
-import { HEAD_COLUMNS, type HeadValues } from './turn-heads';
+import { HEAD_COLUMNS } from './turn-heads';
 
 /** A row as the loading statements return it: pk and Float32 BLOB. */
 export type PkVectorRow = [pk: number, embedding: Uint8Array];
