@@ -111,6 +111,24 @@ describe('full-text search on a large store', () => {
     expect(hits.map((hit) => hit.id)).toEqual([ids[0]!]);
   });
 
+  it('ranks first the turn holding the words rarest in the instance when all are everyday in the store', async () => {
+    const busy: Scope = { partition: 'p', instance: 'busy' };
+    await storeWith(Array.from({ length: 1_500 }, (_, index) => `apple banana cherry notes ${index}`), busy);
+    const { store, ids } = await storeWith([
+      'an apple and a banana',
+      ...Array.from({ length: 30 }, (_, index) => `cherry pie number ${index}`),
+      'nothing to see here',
+    ]);
+    const hits = await store.fullTextSearch(scope, 'apple banana cherry', { k: 5 });
+    expect(hits[0]?.id).toBe(ids[0]);
+  });
+
+  it('ranks every rare word of a query in an instance alone in the store', async () => {
+    const { store, ids } = await storeWith(['an apple', 'a banana', 'a cherry', 'a damson', 'nothing to see here']);
+    const hits = await store.fullTextSearch(scope, 'apple banana cherry damson', { k: 5 });
+    expect(hits.map((hit) => hit.id).sort()).toEqual(ids.slice(0, 4).sort());
+  });
+
   it.each([
     ['alone in the store', false],
     ['beside another instance', true],
