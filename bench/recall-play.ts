@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LocalEmbedder } from '../src/embeddings/local-embedder';
+import { toNewMessage } from '../src/memory/normalize-message';
 import { retrieve } from '../src/memory/retrieve';
 import { SqliteStore } from '../src/store/sqlite/sqlite-store';
 import type { Scope } from '../src/store/types';
@@ -44,6 +45,8 @@ export interface PlayJob {
   conversations: number;
   /** Exchanges between drains of the background queue (embeddings, synapses). */
   drainEvery: number;
+  /** Turns of a busier instance stored first in the same words (0: none). */
+  neighbourTurns?: number;
 }
 
 /** Where in the upstream request a fact was found. */
@@ -94,6 +97,32 @@ export interface PlayResult {
   cpuSeconds: number;
 }
 
+/**
+ * Stores `job.neighbourTurns` turns of another instance, embedded, before the conversations:
+ * exchanges of conversations generated with other seeds, so its words are the conversations'
+ * words and a question's words are everyday in the store, as in a store many users share.
+ */
+async function storeNeighbour(store: SqliteStore, embedder: LocalEmbedder, job: PlayJob): Promise<void> {
+  const scope: Scope = { partition: 'recall', instance: 'neighbour' };
+  let left = job.neighbourTurns ?? 0;
+  let parentId: string | null = null;
+  for (let index = 0; left > 0; index++) {
+    const conversation = generateConversation({ seed: job.seed + 1000, index, turns: job.turns, facts: job.facts });
+    const texts = conversation.exchanges.flatMap((exchange) => [exchange.user, exchange.reply]).slice(0, left);
+    left -= texts.length;
+    for (let start = 0; start < texts.length; start += 500) {
+      const batch = texts.slice(start, start + 500);
+      const appended = await store.appendPath(scope, {
+        parentId,
+        messages: batch.map((content, offset) => toNewMessage({ role: (start + offset) % 2 === 0 ? 'user' : 'assistant', content })),
+      });
+      parentId = appended.at(-1)!.message.id;
+      const vectors = await embedder.embed(batch);
+      await store.setEmbeddings(scope, appended.map((entry, offset) => ({ kind: 'message' as const, id: entry.message.id, vector: vectors[offset]! })));
+    }
+  }
+}
+
 /** Plays every conversation of a job through one proxy and store, returning what reached upstream. */
 export async function playJob(
   job: PlayJob,
@@ -104,10 +133,11 @@ export async function playJob(
   const dataDir = mkdtempSync(path.join(tmpdir(), 'memory-proxy-recall-'));
   const store = new SqliteStore({ dataDir });
   await store.init({ embeddingDimensions: EMBEDDING_DIMENSIONS });
+  const embedder = new LocalEmbedder({ dimensions: EMBEDDING_DIMENSIONS });
+  await storeNeighbour(store, embedder, job);
   const upstream = await startFakeUpstream();
   let reply = '';
   upstream.onChat((request) => textReply(request, reply));
-  const embedder = new LocalEmbedder({ dimensions: EMBEDDING_DIMENSIONS });
   const proxy = await startProxy({
     store,
     upstreamUrl: upstream.url,

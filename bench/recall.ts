@@ -13,7 +13,9 @@
  * --conversations N, --facts N, --windows 2048,4096,8192, --seed N, --max-tokens N,
  * --index-caps 250,500,1000,2000,4000 (with --tune), --configs memory,recent (main runs), --jobs N (parallel runs, default: cores),
  * --drain-every N (exchanges between background drains), --env NAME=VALUE (proxy setting for every
- * run, repeatable), --out FILE, --json FILE (every question's record).
+ * run, repeatable), --neighbour-turns N (a busier instance of that many turns in the same store,
+ * written in the same words, so that few words of a question are rare in the store), --out FILE,
+ * --json FILE (every question's record).
  * Writes bench/results/recall-<date>.md (recall-<date>-tune.md with --tune).
  */
 import { execFileSync, fork } from 'node:child_process';
@@ -53,6 +55,8 @@ interface Options {
   configs: Set<string>;
   jobs: number;
   drainEvery: number;
+  /** Turns of a neighbouring instance stored first, in the conversations' vocabulary (0: none). */
+  neighbourTurns: number;
   quick: boolean;
   tune: boolean;
   out: string | null;
@@ -86,6 +90,7 @@ function parseOptions(argv: string[]): Options {
       configs: { type: 'string', default: 'memory,recent' },
       jobs: { type: 'string', default: String(os.cpus().length) },
       'drain-every': { type: 'string', default: '25' },
+      'neighbour-turns': { type: 'string', default: '0' },
       quick: { type: 'boolean', default: false },
       tune: { type: 'boolean', default: false },
       out: { type: 'string' },
@@ -114,6 +119,7 @@ function parseOptions(argv: string[]): Options {
     configs: configsOf(values.configs ?? ''),
     jobs: int('jobs', values.jobs, os.cpus().length, 1),
     drainEvery: int('drain-every', values['drain-every'], 25, 1),
+    neighbourTurns: int('neighbour-turns', values['neighbour-turns'], 0, 0),
     quick,
     tune: values.tune === true,
     out: values.out ?? null,
@@ -146,7 +152,7 @@ function configsOf(raw: string): Set<string> {
 }
 
 function job(options: Options, run: Pick<PlayJob, 'label' | 'window' | 'env'>): PlayJob {
-  const { maxTokens, seed, turns, facts, conversations, drainEvery } = options;
+  const { maxTokens, seed, turns, facts, conversations, drainEvery, neighbourTurns } = options;
   return {
     ...run,
     env: { ...options.env, ...run.env },
@@ -156,6 +162,7 @@ function job(options: Options, run: Pick<PlayJob, 'label' | 'window' | 'env'>): 
     facts,
     conversations,
     drainEvery,
+    neighbourTurns,
   };
 }
 
@@ -387,6 +394,9 @@ function metadata(
     `- git commit: ${git(['rev-parse', '--short', 'HEAD'])}${dirty > 0 ? ` (with ${dirty} uncommitted or untracked files under src/, test/, config/ at run time)` : ''}`,
     `- store: embedded SQLite (SqliteStore in a temp dir); embedder: ${embedderModel} (${EMBEDDING_DIMENSIONS} dimensions); upstream: the fake upstream answering short text, no tool calls`,
     `- conversations: ${options.conversations} x ${options.turns} turns (${options.turns / 2} requests each, system message + newest user message only), seed ${options.seed}; ${options.facts} facts each, planted in the first ${FACT_ZONE * 100}% of turns; ${questions} questions in all (one lexical and one paraphrased per fact), asked as the last turns`,
+    ...(options.neighbourTurns > 0
+      ? [`- a neighbouring instance of ${options.neighbourTurns} turns in each store, written in the conversations' words (other seeds), stored and embedded before them`]
+      : []),
     `- requests: model unlisted (DEFAULT_CONTEXT_WINDOW = the window), max_tokens ${options.maxTokens}; background queue drained every ${options.drainEvery} requests and before the questions`,
     `- wall time: ${(time.seconds / 60).toFixed(1)} min with ${options.jobs} runs in parallel (CPU time of the runs: ${(time.cpuSeconds / 60).toFixed(1)} min; load average at start and end: ${time.load.map((value) => value.toFixed(1)).join(', ')} on ${os.cpus().length} cores)`,
   ].join('\n');
