@@ -46,7 +46,7 @@ export interface PlayJob {
   /** Exchanges between drains of the background queue (embeddings, synapses). */
   drainEvery: number;
   /** Turns of a busier instance stored first in the same words (0: none). */
-  neighbourTurns?: number;
+  neighbourTurns: number;
 }
 
 /** Where in the upstream request a fact was found. */
@@ -104,7 +104,7 @@ export interface PlayResult {
  */
 async function storeNeighbour(store: SqliteStore, embedder: LocalEmbedder, job: PlayJob): Promise<void> {
   const scope: Scope = { partition: 'recall', instance: 'neighbour' };
-  let left = job.neighbourTurns ?? 0;
+  let left = job.neighbourTurns;
   let parentId: string | null = null;
   for (let index = 0; left > 0; index++) {
     const conversation = generateConversation({ seed: job.seed + 1000, index, turns: job.turns, facts: job.facts });

@@ -286,13 +286,11 @@ export class VectorIndexCache {
     if (read === undefined || read[1] === null) return [];
     const heads = JSON.parse(read[0]) as [pk: number, ...head: HeadValues][];
     const vectors = decodeVector(read[1]);
+    // One row per pk: a pk the index holds twice (re-embedded) is read once.
     const found: NearestRow[] = [];
-    const seen = new Set<number>();
     heads.forEach((row, index) => {
-      const pk = row[0];
       const score = cosineToUnitAt(unit, vectors, index * dimensions);
-      if (seen.has(pk) || score === null) return;
-      seen.add(pk);
+      if (score === null) return;
       const head = headOf(row, 1);
       found.push({ id: head.id, score, head });
     });
