@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { commitOtherBatches } from './group-commit';
 import { scopeTokenSql } from './schema';
 
 /**
@@ -70,6 +71,8 @@ export class FullTextQueue {
   /** Indexes up to BATCH_TURNS queued turns; whether any were left to index. */
   private indexBatch(): boolean {
     if (this.statements.queued.get() !== 1) return false;
+    // Its own connection's open batch it joins; another one of this thread's would hold the lock.
+    commitOtherBatches(this.db);
     return this.db
       .transaction(() => {
         // Read again under the write lock: another process may have indexed them meanwhile.

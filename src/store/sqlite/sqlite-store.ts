@@ -30,6 +30,7 @@ import type {
 import { createAppendPath, createContinueLatest, type AppendPathInput } from './append-path';
 import { FullTextQueue } from './full-text-queue';
 import { FullTextSearch } from './full-text-search';
+import { commitOtherBatches, GroupCommit } from './group-commit';
 import { listPendingEmbeddings } from './list-pending-embeddings';
 import { toStoredMessage, toStoredToolCall } from './message-row';
 import { TurnCache } from './turn-cache';
@@ -114,6 +115,8 @@ interface Connection {
   /** Where searches run when the store has a search thread. */
   searcher: SearchThread | null;
   turns: TurnCache;
+  /** Every write of the store's methods goes through it: one commit a turn of the event loop. */
+  commits: GroupCommit;
 }
 
 const ALL_ROLES = JSON.stringify(['user', 'assistant', 'tool']);
@@ -157,6 +160,7 @@ export class SqliteStore implements MemoryStore {
       mkdirSync(this.dataDir, { recursive: true });
       db = new Database(this.file, { timeout: BUSY_TIMEOUT_MS });
       configureConnection(db);
+      commitOtherBatches(db);
       migrateSchema(db);
       const statements = prepareStatements(db);
       const appendPath = createAppendPath({ db, statements, clock: this.clock });
@@ -176,6 +180,8 @@ export class SqliteStore implements MemoryStore {
           })
         : null;
       const turns = new TurnCache(() => statements.turnEpoch.get() ?? 0);
+      // What is kept in memory of a rolled-back batch's writes: the turns it stored.
+      const commits = new GroupCommit(db, () => turns.clear());
       this.connection = {
         db,
         statements,
@@ -188,6 +194,7 @@ export class SqliteStore implements MemoryStore {
         fullTextQueue,
         checkpointer,
         searcher,
+        commits,
       };
     } catch (error) {
       db?.close();
@@ -196,6 +203,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async close(): Promise<void> {
+    this.connection?.commits.flush();
     await this.connection?.searcher?.close();
     await this.connection?.checkpointer.stop();
     this.connection?.fullTextQueue.close();
@@ -218,15 +226,21 @@ export class SqliteStore implements MemoryStore {
 
   async appendPath(scope: Scope, input: AppendPathInput): Promise<AppendedTurn[]> {
     if (input.messages.length === 0) return [];
-    const appended = this.open.appendPath.immediate(scope, input);
-    this.open.turns.extend(appended.map((turn) => turn.message));
-    return appended;
+    const { appendPath, turns } = this.open;
+    return this.write(() => {
+      const appended = appendPath(scope, input);
+      turns.extend(appended.map((turn) => turn.message));
+      return appended;
+    });
   }
 
   async continueLatest(scope: Scope, message: NewMessage): Promise<AppendedTurn> {
-    const appended = this.open.continueLatest.immediate(scope, message);
-    this.open.turns.extend([appended.message]);
-    return appended;
+    const { continueLatest, turns } = this.open;
+    return this.write(() => {
+      const appended = continueLatest(scope, message);
+      turns.extend([appended.message]);
+      return appended;
+    });
   }
 
   async latestTurn(scope: Scope): Promise<StoredMessage | null> {
@@ -322,11 +336,9 @@ export class SqliteStore implements MemoryStore {
     chunks: { content: string; tokenCount: number }[],
     options: { parentHash?: string } = {},
   ): Promise<StoredMessage[]> {
-    const { db, statements } = this.open;
+    const { statements } = this.open;
     const { parentHash } = options;
-    return db
-      .transaction(() => replaceChunks({ statements, scope, parentId, chunks, parentHash }))
-      .immediate();
+    return this.write(() => replaceChunks({ statements, scope, parentId, chunks, parentHash }));
   }
 
   async getChunks(scope: Scope, parentId: string): Promise<StoredMessage[]> {
@@ -341,11 +353,9 @@ export class SqliteStore implements MemoryStore {
     calls: NewToolCall[],
   ): Promise<StoredToolCall[]> {
     if (calls.length === 0) return [];
-    const { db, statements } = this.open;
+    const { statements } = this.open;
     const now = this.clock();
-    return db
-      .transaction(() => storeToolCalls({ statements, scope, messageId, calls, now }))
-      .immediate();
+    return this.write(() => storeToolCalls({ statements, scope, messageId, calls, now }));
   }
 
   async getToolCall(scope: Scope, id: string): Promise<StoredToolCall | null> {
@@ -359,12 +369,12 @@ export class SqliteStore implements MemoryStore {
   }
 
   async setEmbeddings(scope: Scope, items: EmbeddingItem[], links: Synapse[] = []): Promise<void> {
-    const { db, statements, dimensions, vectors } = this.open;
+    const { statements, dimensions, vectors, searcher } = this.open;
     for (const item of items) checkDimensions(item.vector, dimensions);
     const params = scopeParams(scope);
     // As stored (Float32), for the in-memory indexes: the same bytes, not a second conversion.
     const stored: { pk: number; vector: Float32Array }[] = [];
-    db.transaction(() => {
+    const write = () => {
       const stale = new Set<string>();
       for (const item of items) {
         const vector = encodeVector(item.vector);
@@ -387,9 +397,13 @@ export class SqliteStore implements MemoryStore {
         scope,
         stale.size === 0 ? links : links.filter((link) => !stale.has(link.fromId)),
       );
-    }).immediate();
-    vectors.added(scope, stored);
-    this.open.searcher?.added(scope, stored);
+    };
+    // Once committed: an index never holds a vector whose row a failed commit took back, and
+    // gets it before any search can ask for it.
+    await this.write(write, () => {
+      vectors.added(scope, stored);
+      searcher?.added(scope, stored);
+    });
   }
 
   async getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>> {
@@ -408,13 +422,15 @@ export class SqliteStore implements MemoryStore {
   }
 
   async clearEmbeddings(): Promise<void> {
-    const { db, statements } = this.open;
-    db.transaction(() => {
+    const { statements, vectors, searcher } = this.open;
+    const clear = () => {
       statements.clearMessageEmbeddings.run();
       statements.clearToolCallEmbeddings.run();
-    }).immediate();
-    this.open.vectors.clear();
-    this.open.searcher?.cleared();
+    };
+    await this.write(clear, () => {
+      vectors.clear();
+      searcher?.cleared();
+    });
   }
 
   /** Where searches run: 'none' without a search thread (see SearchThread.state). */
@@ -453,8 +469,12 @@ export class SqliteStore implements MemoryStore {
   }
 
   async fullTextSearch(scope: Scope, text: string, options: { k: number; withMessages?: boolean; fresh?: boolean }): Promise<ScoredId[]> {
-    const { fullTextQueue, searcher, fullText } = this.open;
-    if (options.fresh !== false) fullTextQueue.indexAll();
+    const { fullTextQueue, searcher, fullText, commits } = this.open;
+    if (options.fresh !== false) {
+      fullTextQueue.indexAll();
+      // Indexed inside an open batch, the turns reach the search thread's connection with it.
+      if (searcher !== null) await commits.settled();
+    }
     const heads = options.withMessages === true;
     const hits = (await searcher?.fullTextSearch(scope, text, options.k, heads)) ?? null;
     if (hits !== null) return hits;
@@ -462,7 +482,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async addSynapses(scope: Scope, synapses: Synapse[]): Promise<void> {
-    this.open.db.transaction(() => this.upsertSynapses(scope, synapses)).immediate();
+    await this.write(() => this.upsertSynapses(scope, synapses));
   }
 
   /** Adds or updates links, self-links skipped; inside the caller's transaction. */
@@ -490,13 +510,14 @@ export class SqliteStore implements MemoryStore {
 
   async putCoreMemory(scope: Scope, block: CoreMemoryBlock): Promise<void> {
     const { name, content, tokenCount, updatedAt } = block;
-    this.open.statements.putCoreMemory.run({
+    const { statements } = this.open;
+    await this.write(() => statements.putCoreMemory.run({
       ...scopeParams(scope),
       name,
       content,
       tokenCount,
       updatedAt,
-    });
+    }));
   }
 
   async getSummary(scope: Scope, boundaryId: string): Promise<BranchSummary | null> {
@@ -520,7 +541,8 @@ export class SqliteStore implements MemoryStore {
     condition: { epoch: number },
   ): Promise<boolean> {
     const { boundaryId, content, tokenCount, turns, updatedAt } = summary;
-    const written = this.open.statements.putSummary.run({
+    const { statements } = this.open;
+    const written = await this.write(() => statements.putSummary.run({
       ...scopeParams(scope),
       boundaryId,
       content,
@@ -528,7 +550,7 @@ export class SqliteStore implements MemoryStore {
       turns,
       updatedAt,
       epoch: condition.epoch,
-    });
+    }));
     return written.changes > 0;
   }
 
@@ -537,7 +559,9 @@ export class SqliteStore implements MemoryStore {
   }
 
   async putIdempotent(scope: Scope, entry: IdempotentEntry): Promise<void> {
-    this.idempotencyTable.put(scope, entry, this.clock());
+    const table = this.idempotencyTable;
+    const now = this.clock();
+    await this.write(() => table.put(scope, entry, now));
   }
 
   async getMeta(key: string): Promise<string | null> {
@@ -545,7 +569,8 @@ export class SqliteStore implements MemoryStore {
   }
 
   async setMeta(key: string, value: string): Promise<void> {
-    this.open.statements.putMeta.run(key, value);
+    const { statements } = this.open;
+    await this.write(() => statements.putMeta.run(key, value));
   }
 
   async listInstances(partition?: string): Promise<InstanceSummary[]> {
@@ -562,25 +587,32 @@ export class SqliteStore implements MemoryStore {
   }
 
   async editMessage(scope: Scope, id: string, edit: MessageEdit): Promise<StoredMessage> {
-    return editMessage(this.admin, { scope, id, edit });
+    const admin = this.admin;
+    return this.write(() => editMessage(admin, { scope, id, edit }));
   }
 
   async setMessageDeleted(scope: Scope, id: string, deleted: boolean): Promise<StoredMessage> {
-    return setMessageDeleted(this.admin, { scope, id, deleted });
+    const admin = this.admin;
+    return this.write(() => setMessageDeleted(admin, { scope, id, deleted }));
   }
 
   async setInstanceDeleted(scope: Scope, deleted: boolean): Promise<number> {
-    return setInstanceDeleted(this.admin, { scope, deleted });
+    const admin = this.admin;
+    return this.write(() => setInstanceDeleted(admin, { scope, deleted }));
   }
 
   async purgeMessage(scope: Scope, id: string): Promise<PurgeResult> {
-    return purgeMessage(this.admin, { scope, id });
+    const admin = this.admin;
+    return this.write(() => purgeMessage(admin, { scope, id }));
   }
 
   async purgeInstance(scope: Scope): Promise<PurgeResult> {
-    const removed = purgeInstance(this.admin, scope);
-    this.maintenance.forgetInstance(scope);
-    return removed;
+    const { admin, maintenance } = this;
+    return this.write(() => {
+      const removed = purgeInstance(admin, scope);
+      maintenance.forgetInstance(scope);
+      return removed;
+    });
   }
 
   async forkInstance(scope: Scope, input: ForkInput): Promise<StoredMessage[]> {
@@ -598,7 +630,7 @@ export class SqliteStore implements MemoryStore {
 
   async importRecords(records: GraphRecord[]): Promise<ImportResult> {
     const { db, statements, dimensions, fullTextQueue } = this.open;
-    const result = importRecords({ db, statements, dimensions, records });
+    const result = await this.write(() => importRecords({ db, statements, dimensions, records }));
     // An import's batch is large enough to index at once, and a store restored from an export
     // is searched as soon as it is done (the proxy that opens it next would otherwise index a
     // whole import in the background).
@@ -611,11 +643,13 @@ export class SqliteStore implements MemoryStore {
   }
 
   async saveTopicBatch(scope: Scope, batch: TopicBatch): Promise<boolean> {
-    return this.maintenance.saveTopicBatch(scope, batch);
+    const { maintenance } = this;
+    return this.write(() => maintenance.saveTopicBatch(scope, batch));
   }
 
   async setTopicSummaries(scope: Scope, updates: TopicSummaryUpdate[]): Promise<void> {
-    this.maintenance.setTopicSummaries(scope, updates);
+    const { maintenance } = this;
+    await this.write(() => maintenance.setTopicSummaries(scope, updates));
   }
 
   async listTopicMessages(
@@ -638,7 +672,8 @@ export class SqliteStore implements MemoryStore {
     scope: Scope,
     input: { summaries: PeriodSummary[]; cursor: number },
   ): Promise<void> {
-    this.maintenance.savePeriodSummaries(scope, input);
+    const { maintenance } = this;
+    await this.write(() => maintenance.savePeriodSummaries(scope, input));
   }
 
   async listPeriodSummaries(scope: Scope, query: PeriodQuery): Promise<PeriodSummary[]> {
@@ -646,11 +681,13 @@ export class SqliteStore implements MemoryStore {
   }
 
   async deleteOrphans(filter?: ScopeFilter): Promise<OrphanCleanup> {
-    return this.maintenance.deleteOrphans(filter);
+    const { maintenance } = this;
+    return this.write(() => maintenance.deleteOrphans(filter));
   }
 
   async stampDeletions(now: number, filter?: ScopeFilter): Promise<void> {
-    this.maintenance.stampDeletions(now, filter);
+    const { maintenance } = this;
+    await this.write(() => maintenance.stampDeletions(now, filter));
   }
 
   async expiredDeletions(
@@ -659,6 +696,11 @@ export class SqliteStore implements MemoryStore {
     filter?: ScopeFilter,
   ): Promise<ExpiredDeletion[]> {
     return this.maintenance.expiredDeletions(before, limit, filter);
+  }
+
+  /** Runs a write in the connection's open batch; its result once that batch has committed. */
+  private write<T>(work: () => T, afterCommit?: (result: T) => void): Promise<T> {
+    return this.open.commits.write(work, afterCommit);
   }
 
   /** The background jobs' records of the open connection (tables made on first use). */

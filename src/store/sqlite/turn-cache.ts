@@ -38,7 +38,8 @@ export class TurnCache {
     this.epoch = epoch;
   }
 
-  private clear(): void {
+  /** Empties the cache: its turns may no longer be stored (a rolled-back commit). */
+  clear(): void {
     this.recent = new Map();
     this.older = new Map();
     this.recentCharacters = 0;
