@@ -79,3 +79,14 @@ describe('loadConfig: the search thread', () => {
     expect(() => loadConfig({ SEARCH_THREAD: 'sometimes' })).toThrow('SEARCH_THREAD');
   });
 });
+
+describe('loadConfig: grouped commits', () => {
+  it('groups commits when the process writes alone, unless told', () => {
+    // A grouped commit holds the write lock for a turn of the event loop, which other processes
+    // on the same file would wait out.
+    expect(loadConfig({}).groupCommit).toBe(true);
+    expect(loadConfig({ WORKERS: '2' }).groupCommit).toBe(false);
+    expect(loadConfig({ WORKERS: '2', GROUP_COMMIT: 'true' }).groupCommit).toBe(true);
+    expect(() => loadConfig({ GROUP_COMMIT: 'maybe' })).toThrow('GROUP_COMMIT');
+  });
+});

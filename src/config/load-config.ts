@@ -40,6 +40,8 @@ export interface Config {
   dataDir: string;
   /** The embedded store searches on a thread of its own (SEARCH_THREAD; by default when WORKERS leaves a core free). */
   searchThread: boolean;
+  /** The embedded store commits the writes of a turn of the event loop together (GROUP_COMMIT; by default with one process). */
+  groupCommit: boolean;
   embeddingModel: string;
   embeddingBaseUrl: string;
   embeddingApiKey: string | null;
@@ -144,6 +146,9 @@ export function loadConfig(env: Env): Config {
     // A search thread pays when a core is left for it: with a process on every core (WORKERS)
     // it only added its own cost (bench/NOTES.md, 11-29).
     searchThread: read.bool('SEARCH_THREAD', workers < availableParallelism()),
+    // A batch holds the write lock until the event loop turns; the other processes sharing the
+    // file (WORKERS) wait that long for it, asleep (bench/NOTES.md, 12-02).
+    groupCommit: read.bool('GROUP_COMMIT', workers === 1),
     embeddingModel: read.string('EMBEDDING_MODEL', 'local'),
     embeddingBaseUrl: read.url('EMBEDDING_BASE_URL', upstreamBaseUrl),
     embeddingApiKey: read.optional('EMBEDDING_API_KEY') ?? read.optional('UPSTREAM_API_KEY'),

@@ -29,7 +29,7 @@ beforeEach(() => {
   `);
   reader = new Database(file, { readonly: true });
   rollbacks = 0;
-  commits = new GroupCommit(writer, () => (rollbacks += 1));
+  commits = new GroupCommit(writer, { onRollback: () => (rollbacks += 1) });
 });
 
 afterEach(() => {
@@ -127,6 +127,18 @@ describe('GroupCommit', () => {
     const lost = commits.write(insertNote('orphan', 'nobody'), () => seen.push(['never']));
     await expect(lost).rejects.toThrow(/FOREIGN KEY/);
     expect(seen).toEqual([['kept']]);
+  });
+
+  it('commits each write before it returns when not grouped', async () => {
+    const alone = new GroupCommit(writer, { grouped: false, onRollback: () => (rollbacks += 1) });
+    const start = logFrames();
+    const first = alone.write(insertNote('first'));
+    expect(storedNotes()).toEqual(['first']);
+    const oneCommit = logFrames() - start;
+    const second = alone.write(insertNote('second'));
+    expect(storedNotes()).toEqual(['first', 'second']);
+    expect(logFrames() - start).toBe(2 * oneCommit);
+    await expect(Promise.all([first, second])).resolves.toEqual([1, 1]);
   });
 
   it('commits an open batch at once when flushed', async () => {

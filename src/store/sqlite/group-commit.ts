@@ -46,10 +46,19 @@ export class GroupCommit {
   private open: Batch | null = null;
   private readonly inSavepoint: (work: () => unknown) => unknown;
 
+  private readonly grouped: boolean;
+  private readonly onRollback: () => void;
+
+  /**
+   * `grouped: false` commits each write on its own before it returns (processes sharing the
+   * file with other busy writers, which would wait for a batch's whole turn of the event loop).
+   */
   constructor(
     private readonly db: Database.Database,
-    private readonly onRollback: () => void,
+    options: { grouped?: boolean; onRollback: () => void },
   ) {
+    this.grouped = options.grouped ?? true;
+    this.onRollback = options.onRollback;
     // Nested in the batch's transaction, better-sqlite3 runs this as a savepoint: a write that
     // throws leaves none of its changes in the batch and the others in it.
     this.inSavepoint = db.transaction((work: () => unknown) => work());
@@ -71,6 +80,7 @@ export class GroupCommit {
       // error) took the batch's other writes with it.
       if (!this.db.inTransaction) this.fail(batch, lostBatch());
     }
+    if (!this.grouped) this.commit(batch);
     await batch.committed;
     return result;
   }
@@ -102,7 +112,7 @@ export class GroupCommit {
     const batch = newBatch();
     this.open = batch;
     withOpenBatch.add(this);
-    setImmediate(() => this.commit(batch));
+    if (this.grouped) setImmediate(() => this.commit(batch));
     return batch;
   }
 

@@ -100,6 +100,11 @@ export interface SqliteStoreOptions {
   vectorCacheBytes?: number;
   /** Searches run on a thread of their own (SearchThread), not the caller's (default false). */
   searchThread?: boolean;
+  /**
+   * The writes of a turn of the event loop share one commit (GroupCommit; default true); false
+   * commits each on its own, for processes that share the file with other busy writers.
+   */
+  groupCommit?: boolean;
 }
 
 interface Connection {
@@ -136,6 +141,7 @@ export class SqliteStore implements MemoryStore {
   private readonly clock: () => number;
   private readonly vectorCacheBytes: number | undefined;
   private readonly searchThread: boolean;
+  private readonly groupCommit: boolean;
   private connection: Connection | null = null;
   private idempotency: IdempotencyTable | null = null;
 
@@ -145,6 +151,7 @@ export class SqliteStore implements MemoryStore {
     this.clock = options.clock ?? Date.now;
     this.vectorCacheBytes = options.vectorCacheBytes;
     this.searchThread = options.searchThread ?? false;
+    this.groupCommit = options.groupCommit ?? true;
   }
 
   async init(options: { embeddingDimensions: number }): Promise<void> {
@@ -181,7 +188,10 @@ export class SqliteStore implements MemoryStore {
         : null;
       const turns = new TurnCache(() => statements.turnEpoch.get() ?? 0);
       // What is kept in memory of a rolled-back batch's writes: the turns it stored.
-      const commits = new GroupCommit(db, () => turns.clear());
+      const commits = new GroupCommit(db, {
+        grouped: this.groupCommit,
+        onRollback: () => turns.clear(),
+      });
       this.connection = {
         db,
         statements,
