@@ -39,8 +39,10 @@ afterEach(() => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-const insertNote = (id: string, owner: string | null = null) => () =>
-  writer.prepare('INSERT INTO notes (id, owner) VALUES (?, ?)').run(id, owner).changes;
+const insertNote =
+  (id: string, owner: string | null = null) =>
+  () =>
+    writer.prepare('INSERT INTO notes (id, owner) VALUES (?, ?)').run(id, owner).changes;
 
 const storedNotes = (): string[] =>
   reader.prepare('SELECT id FROM notes ORDER BY id').pluck().all() as string[];
@@ -139,6 +141,12 @@ describe('GroupCommit', () => {
     expect(storedNotes()).toEqual(['first', 'second']);
     expect(logFrames() - start).toBe(2 * oneCommit);
     await expect(Promise.all([first, second])).resolves.toEqual([1, 1]);
+
+    // A write that fails commits nothing and leaves no transaction open behind it.
+    await expect(alone.write(insertNote('first'))).rejects.toThrow(/UNIQUE/);
+    expect(writer.inTransaction).toBe(false);
+    await alone.write(insertNote('third'));
+    expect(storedNotes()).toEqual(['first', 'second', 'third']);
   });
 
   it('commits an open batch at once when flushed', async () => {

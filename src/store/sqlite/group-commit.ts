@@ -4,7 +4,7 @@ import { StoreUnavailableError } from '../../errors';
 /** The writes of one batch: settled when its COMMIT has landed or failed. */
 interface Batch {
   readonly committed: Promise<void>;
-  /** Run right after the COMMIT lands, before any write of the batch is answered. */
+  /** Run right after the COMMIT lands, before any writer's continuation. */
   readonly afterCommit: (() => void)[];
   resolve(): void;
   reject(error: unknown): void;
@@ -79,8 +79,8 @@ export class GroupCommit {
       // An error SQLite answers by rolling the whole transaction back (a full disk, an I/O
       // error) took the batch's other writes with it.
       if (!this.db.inTransaction) this.fail(batch, lostBatch());
+      else if (!this.grouped) this.commit(batch);
     }
-    if (!this.grouped) this.commit(batch);
     await batch.committed;
     return result;
   }
@@ -130,8 +130,9 @@ export class GroupCommit {
       return;
     }
     this.closeBatch(batch);
-    for (const committed of batch.afterCommit) committed();
+    // Resolving only queues the writers' continuations: the follow-ups still run before any.
     batch.resolve();
+    for (const committed of batch.afterCommit) committed();
   }
 
   private fail(batch: Batch, error: unknown): void {
