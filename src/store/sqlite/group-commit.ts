@@ -76,10 +76,7 @@ export class GroupCommit {
       result = this.inSavepoint(work) as T;
       if (afterCommit !== undefined) batch.afterCommit.push(() => afterCommit(result));
     } finally {
-      // An error SQLite answers by rolling the whole transaction back (a full disk, an I/O
-      // error) took the batch's other writes with it.
-      if (!this.db.inTransaction) this.fail(batch, lostBatch());
-      else if (!this.grouped) this.commit(batch);
+      if (this.stillOpen(batch) && !this.grouped) this.commit(batch);
     }
     await batch.committed;
     return result;
@@ -101,11 +98,7 @@ export class GroupCommit {
   }
 
   private batch(): Batch {
-    const current = this.open;
-    if (current !== null) {
-      if (this.db.inTransaction) return current;
-      this.fail(current, lostBatch());
-    }
+    if (this.open !== null && this.stillOpen(this.open)) return this.open;
     commitOtherBatches(this.db);
     // Waits for another process's write lock up to the connection's busy timeout.
     this.db.exec('BEGIN IMMEDIATE');
@@ -117,11 +110,7 @@ export class GroupCommit {
   }
 
   private commit(batch: Batch): void {
-    if (this.open !== batch) return;
-    if (!this.db.inTransaction) {
-      this.fail(batch, lostBatch());
-      return;
-    }
+    if (this.open !== batch || !this.stillOpen(batch)) return;
     try {
       this.db.exec('COMMIT');
     } catch (error) {
@@ -133,6 +122,16 @@ export class GroupCommit {
     // Resolving only queues the writers' continuations: the follow-ups still run before any.
     batch.resolve();
     for (const committed of batch.afterCommit) committed();
+  }
+
+  /**
+   * Whether the batch's transaction is still open. An error SQLite answers by rolling the whole
+   * transaction back (a full disk, an I/O error) took the batch's writes with it: fails it.
+   */
+  private stillOpen(batch: Batch): boolean {
+    if (this.db.inTransaction) return true;
+    this.fail(batch, lostBatch());
+    return false;
   }
 
   private fail(batch: Batch, error: unknown): void {

@@ -520,8 +520,7 @@ export class SqliteStore implements MemoryStore {
 
   async putCoreMemory(scope: Scope, block: CoreMemoryBlock): Promise<void> {
     const { name, content, tokenCount, updatedAt } = block;
-    const { statements } = this.open;
-    await this.write(() => statements.putCoreMemory.run({
+    await this.write(() => this.open.statements.putCoreMemory.run({
       ...scopeParams(scope),
       name,
       content,
@@ -551,8 +550,7 @@ export class SqliteStore implements MemoryStore {
     condition: { epoch: number },
   ): Promise<boolean> {
     const { boundaryId, content, tokenCount, turns, updatedAt } = summary;
-    const { statements } = this.open;
-    const written = await this.write(() => statements.putSummary.run({
+    const written = await this.write(() => this.open.statements.putSummary.run({
       ...scopeParams(scope),
       boundaryId,
       content,
@@ -569,9 +567,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async putIdempotent(scope: Scope, entry: IdempotentEntry): Promise<void> {
-    const table = this.idempotencyTable;
-    const now = this.clock();
-    await this.write(() => table.put(scope, entry, now));
+    await this.write(() => this.idempotencyTable.put(scope, entry, this.clock()));
   }
 
   async getMeta(key: string): Promise<string | null> {
@@ -579,8 +575,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async setMeta(key: string, value: string): Promise<void> {
-    const { statements } = this.open;
-    await this.write(() => statements.putMeta.run(key, value));
+    await this.write(() => this.open.statements.putMeta.run(key, value));
   }
 
   async listInstances(partition?: string): Promise<InstanceSummary[]> {
@@ -597,30 +592,25 @@ export class SqliteStore implements MemoryStore {
   }
 
   async editMessage(scope: Scope, id: string, edit: MessageEdit): Promise<StoredMessage> {
-    const admin = this.admin;
-    return this.write(() => editMessage(admin, { scope, id, edit }));
+    return this.write(() => editMessage(this.admin, { scope, id, edit }));
   }
 
   async setMessageDeleted(scope: Scope, id: string, deleted: boolean): Promise<StoredMessage> {
-    const admin = this.admin;
-    return this.write(() => setMessageDeleted(admin, { scope, id, deleted }));
+    return this.write(() => setMessageDeleted(this.admin, { scope, id, deleted }));
   }
 
   async setInstanceDeleted(scope: Scope, deleted: boolean): Promise<number> {
-    const admin = this.admin;
-    return this.write(() => setInstanceDeleted(admin, { scope, deleted }));
+    return this.write(() => setInstanceDeleted(this.admin, { scope, deleted }));
   }
 
   async purgeMessage(scope: Scope, id: string): Promise<PurgeResult> {
-    const admin = this.admin;
-    return this.write(() => purgeMessage(admin, { scope, id }));
+    return this.write(() => purgeMessage(this.admin, { scope, id }));
   }
 
   async purgeInstance(scope: Scope): Promise<PurgeResult> {
-    const { admin, maintenance } = this;
     return this.write(() => {
-      const removed = purgeInstance(admin, scope);
-      maintenance.forgetInstance(scope);
+      const removed = purgeInstance(this.admin, scope);
+      this.maintenance.forgetInstance(scope);
       return removed;
     });
   }
@@ -653,13 +643,11 @@ export class SqliteStore implements MemoryStore {
   }
 
   async saveTopicBatch(scope: Scope, batch: TopicBatch): Promise<boolean> {
-    const { maintenance } = this;
-    return this.write(() => maintenance.saveTopicBatch(scope, batch));
+    return this.write(() => this.maintenance.saveTopicBatch(scope, batch));
   }
 
   async setTopicSummaries(scope: Scope, updates: TopicSummaryUpdate[]): Promise<void> {
-    const { maintenance } = this;
-    await this.write(() => maintenance.setTopicSummaries(scope, updates));
+    await this.write(() => this.maintenance.setTopicSummaries(scope, updates));
   }
 
   async listTopicMessages(
@@ -682,8 +670,7 @@ export class SqliteStore implements MemoryStore {
     scope: Scope,
     input: { summaries: PeriodSummary[]; cursor: number },
   ): Promise<void> {
-    const { maintenance } = this;
-    await this.write(() => maintenance.savePeriodSummaries(scope, input));
+    await this.write(() => this.maintenance.savePeriodSummaries(scope, input));
   }
 
   async listPeriodSummaries(scope: Scope, query: PeriodQuery): Promise<PeriodSummary[]> {
@@ -691,13 +678,11 @@ export class SqliteStore implements MemoryStore {
   }
 
   async deleteOrphans(filter?: ScopeFilter): Promise<OrphanCleanup> {
-    const { maintenance } = this;
-    return this.write(() => maintenance.deleteOrphans(filter));
+    return this.write(() => this.maintenance.deleteOrphans(filter));
   }
 
   async stampDeletions(now: number, filter?: ScopeFilter): Promise<void> {
-    const { maintenance } = this;
-    await this.write(() => maintenance.stampDeletions(now, filter));
+    await this.write(() => this.maintenance.stampDeletions(now, filter));
   }
 
   async expiredDeletions(
