@@ -2,8 +2,14 @@
  * Throughput: 64 concurrent clients for 30 s, non-streaming, then 256 concurrent streams, each
  * client in its own instance seeded with stored turns, so every request builds a context with
  * retrieval. Requests per second, latency percentiles, errors (must be 0) and the proxy's RSS.
- *   npm run bench:throughput -- [--stores sqlite,neo4j] [--seconds 30] [--clients 64] [--streams 256]
- *     [--seed-turns 1000] [--stream-seed-turns 200] [--workers 1] [--suffix fresh] (results in throughput-<store>-<suffix>-<date>.md)
+ *   npm run bench:throughput -- [--stores sqlite,neo4j] [--seconds 30] [--warm-seconds 20] [--clients 64]
+ *     [--streams 256] [--seed-turns 1000] [--stream-seed-turns 200] [--workers 1] [--suffix fresh]
+ *     (results in throughput-<store>-<suffix>-<date>.md)
+ * Each phase first runs the same load untimed for --warm-seconds, then lets the proxy finish its
+ * queued background work: a process just started spends the first tens of seconds under load
+ * compiling its code (V8's optimizing compiler took ~14% of the proxy's CPU in the first 15 s,
+ * ~3% after 35 s; bench/NOTES.md), and a proxy runs for hours. `--warm-seconds 0` times a cold
+ * process, as runs before 12-02 did.
  * The proxy runs in its own process; the fake upstream and the clients share this one, all on
  * 127.0.0.1.
  */
@@ -23,6 +29,8 @@ const ANSWER = 'Sure. Here is a short answer of a few sentences, the size of a t
 
 const options = parseArguments(process.argv.slice(2));
 const seconds = Number(options.get('seconds') ?? 30);
+/** Untimed load before each timed phase (see above). */
+const warmSeconds = Number(options.get('warm-seconds') ?? 20);
 const clients = Number(options.get('clients') ?? 64);
 const streams = Number(options.get('streams') ?? 256);
 const seedTurns = Number(options.get('seed-turns') ?? 1000);
@@ -52,6 +60,9 @@ interface PhaseResult {
   proxyCpuMs: number;
   /** CPU time this process (the clients and the fake upstream) used during the load. */
   loadCpuMs: number;
+  /** Requests answered and failed in the untimed load before it. */
+  warmRequests: number;
+  warmErrors: number;
 }
 
 async function runStore(storeName: StoreName): Promise<void> {
@@ -89,8 +100,8 @@ async function runStore(storeName: StoreName): Promise<void> {
     await proxy.drain();
     firstRequests.push(...(await firstRequestOfEach(proxy, streamScopes)));
     await proxy.drain();
-    phases.push(await proxy.profiled('json', () => runPhase({ proxy, scopes: jsonScopes, stream: false, label: `${clients} clients, non-streaming` })));
-    phases.push(await proxy.profiled('streams', () => runPhase({ proxy, scopes: streamScopes, stream: true, label: `${streams} concurrent streams` })));
+    phases.push(await warmThenTime({ proxy, scopes: jsonScopes, stream: false, label: `${clients} clients, non-streaming`, profile: 'json' }));
+    phases.push(await warmThenTime({ proxy, scopes: streamScopes, stream: true, label: `${streams} concurrent streams`, profile: 'streams' }));
   } finally {
     clearInterval(resetTimer);
     await proxy.stop();
@@ -102,7 +113,7 @@ async function runStore(storeName: StoreName): Promise<void> {
       name: `throughput-${storeName}`,
       suffix,
       title: `Throughput (${storeName})`,
-      command: `npm run bench:throughput -- --stores ${storeName} --seconds ${seconds} --clients ${clients} --streams ${streams} --seed-turns ${seedTurns} --stream-seed-turns ${streamSeedTurns}${workers > 1 ? ` --workers ${workers}` : ''}`,
+      command: `npm run bench:throughput -- --stores ${storeName} --seconds ${seconds} --warm-seconds ${warmSeconds} --clients ${clients} --streams ${streams} --seed-turns ${seedTurns} --stream-seed-turns ${streamSeedTurns}${workers > 1 ? ` --workers ${workers}` : ''}`,
       store: bench.description,
       embedder: `${embedder.model}:${embedder.dimensions}`,
       conditions: {
@@ -143,6 +154,9 @@ async function runStore(storeName: StoreName): Promise<void> {
         'Background work (embeddings, synapses) runs after each answer and falls behind under saturation: "req/s with the backlog done" counts the time the proxy then took to finish what was still queued, the rate it can keep up for good.',
         `CPU ms a request: CPU time (user and system, every thread) over the requests answered; the proxy's includes the background work it finished after the load. The machine has ${machine.cores} cores, so N req/s leave ${machine.cores} x 1000 / N ms of CPU to each request, load generator included (${(machine.cores * 2).toFixed(0)} ms at 500 req/s).`,
         `Before the timed load each client sent one request, those of each phase all at once (not in the table): the first request of an instance folds its evicted history into the running summary. Those ${firstRequests.length} took p50 ${ms(summarize(firstRequests.map((timing) => timing.totalMs)).p50)} ms, max ${ms(Math.max(0, ...firstRequests.map((timing) => timing.totalMs)))} ms.`,
+        warmSeconds > 0
+          ? `Then each phase ran the same load for ${warmSeconds} s untimed, with other questions, and the proxy finished the background work it left (not in the table; errors there: ${phases.map((phase) => phase.warmErrors).join(' and ')}, in ${phases.map((phase) => phase.warmRequests).join(' and ')} requests): the figures are those of a process past compiling its code, as a proxy runs for hours.`
+          : 'No untimed load ran before the timed one (--warm-seconds 0): the figures include the proxy compiling its code in its first seconds under load.',
       ],
     },
     machine,
@@ -161,25 +175,34 @@ async function firstRequestOfEach(proxy: ProxyGroup, scopes: Scope[]): Promise<C
   );
 }
 
-async function runPhase(input: { proxy: ProxyGroup; scopes: Scope[]; stream: boolean; label: string }): Promise<PhaseResult> {
+interface PhaseInput {
+  proxy: ProxyGroup;
+  scopes: Scope[];
+  stream: boolean;
+  label: string;
+}
+
+/** The untimed load, the proxy's queued work finished, then the timed phase (profiled when asked). */
+async function warmThenTime(input: PhaseInput & { profile: string }): Promise<PhaseResult> {
+  let warm = { timings: [] as ChatTiming[], errors: 0 };
+  if (warmSeconds > 0) {
+    // Other questions than the timed load's, so no count or cache the warm-up filled answers them.
+    warm = await runLoad(input, warmSeconds, 7000);
+    await input.proxy.drain();
+  }
+  const phase = await input.proxy.profiled(input.profile, () => runPhase(input));
+  return { ...phase, warmRequests: warm.timings.length, warmErrors: warm.errors };
+}
+
+/** Closed-loop load for `duration` seconds: each client's questions come from Corpus(corpusSeed + its index). */
+async function runLoad(input: PhaseInput, duration: number, corpusSeed: number) {
   const timings: ChatTiming[] = [];
   let errors = 0;
   let errorSample = '';
-  let rssMax = 0;
-  const started = performance.now();
-  const end = started + seconds * 1000;
-  const proxyCpuStart = (await input.proxy.stats()).cpuMs;
-  const loadCpuStart = process.cpuUsage();
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      rssMax = Math.max(rssMax, (await input.proxy.stats()).rss);
-      await sleep(1000);
-    }
-  })();
+  const end = performance.now() + duration * 1000;
   await Promise.all(
     input.scopes.map(async (scope, index) => {
-      const corpus = new Corpus(5000 + index);
+      const corpus = new Corpus(corpusSeed + index);
       const url = `${input.proxy.originFor(index)}/partition/${scope.partition}/instance/${scope.instance}/v1/chat/completions`;
       while (performance.now() < end) {
         const body = { model: 'bench-model', stream: input.stream, messages: [{ role: 'user', content: corpus.question() }] };
@@ -197,6 +220,22 @@ async function runPhase(input: { proxy: ProxyGroup; scopes: Scope[]; stream: boo
       }
     }),
   );
+  return { timings, errors, errorSample };
+}
+
+async function runPhase(input: PhaseInput): Promise<Omit<PhaseResult, 'warmRequests' | 'warmErrors'>> {
+  let rssMax = 0;
+  const started = performance.now();
+  const proxyCpuStart = (await input.proxy.stats()).cpuMs;
+  const loadCpuStart = process.cpuUsage();
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      rssMax = Math.max(rssMax, (await input.proxy.stats()).rss);
+      await sleep(1000);
+    }
+  })();
+  const { timings, errors, errorSample } = await runLoad(input, seconds, 5000);
   const elapsed = (performance.now() - started) / 1000;
   const loadCpu = process.cpuUsage(loadCpuStart);
   sampling = false;

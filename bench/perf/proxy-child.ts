@@ -31,12 +31,18 @@ export interface ProxyStats {
   cpuMs: number;
 }
 
+function proxyNodeArguments(): string[] {
+  return (process.env['BENCH_PROXY_NODE_ARGS'] ?? '').split(/\s+/).filter((argument) => argument !== '');
+}
+
 /** Starts the proxy process with the given environment (on top of quiet logging). */
 export async function startProxyChild(env: Record<string, string>): Promise<ProxyChild> {
   const child: ChildProcess = fork(ENTRY, [], {
     env: { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...env },
-    // As `npm start` runs the proxy (package.json).
-    execArgv: ['--max-semi-space-size=64', '--import', 'tsx'],
+    // As `npm start` runs the proxy (package.json). BENCH_PROXY_NODE_ARGS adds flags Node
+    // refuses in NODE_OPTIONS, such as `--cpu-prof --cpu-prof-dir=<dir>` (a profile of every
+    // thread of the proxy, search thread included, written when it exits).
+    execArgv: ['--max-semi-space-size=64', ...proxyNodeArguments(), '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
