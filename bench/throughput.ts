@@ -225,7 +225,6 @@ async function runLoad(input: PhaseInput, duration: number, corpusSeed: number) 
 
 async function runPhase(input: PhaseInput): Promise<Omit<PhaseResult, 'warmRequests' | 'warmErrors'>> {
   let rssMax = 0;
-  const started = performance.now();
   const proxyCpuStart = (await input.proxy.stats()).cpuMs;
   const loadCpuStart = process.cpuUsage();
   let sampling = true;
@@ -235,6 +234,7 @@ async function runPhase(input: PhaseInput): Promise<Omit<PhaseResult, 'warmReque
       await sleep(1000);
     }
   })();
+  const started = performance.now();
   const { timings, errors, errorSample } = await runLoad(input, seconds, 5000);
   const elapsed = (performance.now() - started) / 1000;
   const loadCpu = process.cpuUsage(loadCpuStart);
