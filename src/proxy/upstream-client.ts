@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { request, type Dispatcher } from 'undici';
 import { UpstreamError, UpstreamHttpError } from '../errors';
+import { requestJson } from '../text/request-json';
 import { parseSseStream, type SseEvent } from './sse-parse';
 
 /** How the proxy reaches the model server. */
@@ -186,7 +187,7 @@ export class UpstreamClient {
     const response = await this.requestWithErrors(`${this.options.baseUrl}${call.path}`, {
       method: 'POST',
       headers,
-      body: JSON.stringify(call.body),
+      body: requestJson(call.body),
       signal,
     });
     await this.refuseRedirect(response);

@@ -1,3 +1,4 @@
+import { rememberJson } from '../../text/request-json';
 import { countTokens } from '../../tokens/count-tokens';
 import { clusterTools } from './cluster-tools';
 import { coreMemoryTools } from './core-memory-tools';
@@ -68,6 +69,8 @@ export function memoryToolDefinitions(exclude: ReadonlySet<string> = new Set()):
         }),
       ),
     );
+    // Serialized once: every upstream request carries them.
+    rememberJson(definitions);
     if (definitionsCache.size >= DEFINITIONS_CACHE_SIZE) definitionsCache.clear();
     definitionsCache.set(key, definitions);
   }
