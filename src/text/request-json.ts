@@ -28,14 +28,15 @@ export function requestJson(body: unknown): string {
     typeof body === 'object' && body !== null && !Array.isArray(body)
       ? (body as Record<string, unknown>)['tools']
       : undefined;
-  if (!Array.isArray(tools) || !tools.some((tool) => rememberedJson(tool) !== undefined))
-    return JSON.stringify(body);
+  const known = Array.isArray(tools) ? tools.map(rememberedJson) : [];
+  if (!known.some((json) => json !== undefined)) return JSON.stringify(body);
   const rest = { ...(body as Record<string, unknown>) };
   delete rest['tools'];
   const head = JSON.stringify(rest);
   // As JSON.stringify writes an array's entries: undefined, functions and symbols as null.
-  const entries = tools.map(
-    (tool) => rememberedJson(tool) ?? (JSON.stringify(tool) as string | undefined) ?? 'null',
+  const entries = known.map(
+    (json, index) =>
+      json ?? (JSON.stringify((tools as unknown[])[index]) as string | undefined) ?? 'null',
   );
   return `${head.slice(0, -1)}${head === '{}' ? '' : ','}"tools":[${entries.join(',')}]}`;
 }

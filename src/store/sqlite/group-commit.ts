@@ -76,7 +76,8 @@ export class GroupCommit {
       result = this.inSavepoint(work) as T;
       if (afterCommit !== undefined) batch.afterCommit.push(() => afterCommit(result));
     } finally {
-      if (this.stillOpen(batch) && !this.grouped) this.commit(batch);
+      // commit() fails a batch SQLite already rolled back; a grouped one is checked at its commit.
+      if (!this.grouped) this.commit(batch);
     }
     await batch.committed;
     return result;
