@@ -250,10 +250,6 @@ export function configureConnection(db: Database.Database): void {
   // 64 MiB of page cache (default 2 MiB): past ~10^5 turns, retrieval reads rows, index and
   // full-text pages scattered over the file, and each miss is a read from the OS.
   db.pragma('cache_size = -65536');
-  // Statement journals in memory: a grouped commit (group-commit.ts) runs each write as a
-  // savepoint, whose journal of the pages it changes went to a temporary file past 64 KiB, made,
-  // written and deleted on the event loop (5% of a loaded proxy's samples, bench/NOTES.md).
-  db.pragma('temp_store = MEMORY');
 }
 
 /** Creates or upgrades the schema; safe when several processes start at once. */
