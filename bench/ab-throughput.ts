@@ -47,6 +47,8 @@ const head = options.get('head');
 const pairs = positive('pairs', 5);
 const seconds = positive('seconds', 20);
 const warmSeconds = Number(options.get('warm-seconds') ?? 20);
+if (!Number.isInteger(warmSeconds) || warmSeconds < 0)
+  throw new Error('--warm-seconds must be a whole number of seconds');
 const clients = positive('clients', 64);
 
 function positive(name: string, fallback: number): number {
@@ -60,9 +62,13 @@ function git(...args: string[]): string {
   return execFileSync('git', args, { cwd: REPO, encoding: 'utf8' }).trim();
 }
 
-/** A detached worktree of `rev` that uses this checkout's node_modules. */
-function worktree(rev: string): Side {
-  const commit = git('rev-parse', '--short', `${rev}^{commit}`);
+/** The short name of the commit `rev` names; throws for a revision that names none. */
+function commitOf(rev: string): string {
+  return git('rev-parse', '--short', `${rev}^{commit}`);
+}
+
+/** A detached worktree of `commit` that uses this checkout's node_modules. */
+function worktree(commit: string): Side {
   const directory = path.join(mkdtempSync(path.join(tmpdir(), 'memory-proxy-ab-')), commit);
   git('worktree', 'add', '--detach', directory, commit);
   symlinkSync(path.join(REPO, 'node_modules'), path.join(directory, 'node_modules'));
@@ -128,18 +134,27 @@ async function run(side: Side, runIndex: number): Promise<RunResult> {
   // The run's own report is a by-product here: the comparison's report holds its row.
   const written = /\(written to (bench\/results\/[^)]+\.md)\)/.exec(output)?.[1];
   if (written !== undefined) rmSync(path.join(side.directory, written), { force: true });
-  const row = output
-    .split('\n')
-    .find((line) => line.startsWith(`| ${clients} clients, non-streaming |`));
-  if (row === undefined) throw new Error(`no ${clients}-client row in the output of ${side.label}`);
-  // | load | requests | req/s | with the backlog done | backlog | p50 | p95 | p99 | first p50 | first p99 | errors | RSS | proxy CPU | clients CPU |
-  const cells = row.split('|').map((cell) => cell.trim());
+  const lines = output.split('\n');
+  const header = lines.find((line) => line.startsWith('| load |'));
+  const row = lines.find((line) => line.startsWith(`| ${clients} clients, non-streaming |`));
+  if (header === undefined || row === undefined)
+    throw new Error(`no ${clients}-client row in the output of ${side.label}`);
+  // Read by column name, so a column added to the throughput table moves nothing here.
+  const cells = (line: string) => line.split('|').map((cell) => cell.trim());
+  const names = cells(header);
+  const values = cells(row);
+  const column = (name: string): number => {
+    const value = Number(values[names.indexOf(name)]);
+    if (!names.includes(name) || Number.isNaN(value))
+      throw new Error(`no "${name}" figure in the output of ${side.label}`);
+    return value;
+  };
   return {
-    requestsPerSecond: Number(cells[3]),
-    withBacklogDone: Number(cells[4]),
-    p50Ms: Number(cells[6]),
-    errors: Number(cells[11]),
-    cpuMs: Number(cells[13]),
+    requestsPerSecond: column('req/s'),
+    withBacklogDone: column('req/s with the backlog done'),
+    p50Ms: column('p50 ms'),
+    errors: column('errors'),
+    cpuMs: column('proxy CPU ms a request'),
   };
 }
 
@@ -152,12 +167,15 @@ function median(values: number[]): number {
 }
 
 const machine = startReport();
-checkSamePackages(base, head);
-const baseSide = worktree(base);
+// Both named before anything else, so a bad revision is reported as such and leaves no worktree.
+const baseCommit = commitOf(base);
+const headCommit = head === undefined ? undefined : commitOf(head);
+checkSamePackages(baseCommit, headCommit);
+const baseSide = worktree(baseCommit);
 const headSide: Side =
-  head === undefined
+  headCommit === undefined
     ? { label: 'checkout', directory: REPO, dispose: () => undefined }
-    : worktree(head);
+    : worktree(headCommit);
 const rows: (string | number)[][] = [];
 const ratios = { requests: [] as number[], backlogDone: [] as number[], cpu: [] as number[] };
 try {
