@@ -44,17 +44,16 @@ const options = parseArguments(process.argv.slice(2));
 const base = options.get('base');
 if (base === undefined || base === 'true') throw new Error('--base <rev> is required');
 const head = options.get('head');
-const pairs = positive('pairs', 5);
-const seconds = positive('seconds', 20);
-const warmSeconds = Number(options.get('warm-seconds') ?? 20);
-if (!Number.isInteger(warmSeconds) || warmSeconds < 0)
-  throw new Error('--warm-seconds must be a whole number of seconds');
-const clients = positive('clients', 64);
+const pairs = wholeNumber('pairs', 5);
+const seconds = wholeNumber('seconds', 20);
+const warmSeconds = wholeNumber('warm-seconds', 20, 0);
+const clients = wholeNumber('clients', 64);
 
-function positive(name: string, fallback: number): number {
+/** The whole-number option `name`, at least `least`. */
+function wholeNumber(name: string, fallback: number, least = 1): number {
   const value = Number(options.get(name) ?? fallback);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`--${name} must be a positive integer`);
+  if (!Number.isInteger(value) || value < least)
+    throw new Error(`--${name} must be a whole number of at least ${least}`);
   return value;
 }
 
@@ -84,16 +83,16 @@ function worktree(commit: string): Side {
 
 /** Fails unless both sides install the same packages (they share one node_modules). */
 function checkSamePackages(baseRev: string, headRev: string | undefined): void {
-  const args = [
-    'diff',
-    '--quiet',
-    baseRev,
-    ...(headRev === undefined ? [] : [headRev]),
-    '--',
-    'package-lock.json',
-  ];
   try {
-    execFileSync('git', args, { cwd: REPO });
+    // Exits with 1, and git() throws, when the file differs.
+    git(
+      'diff',
+      '--quiet',
+      baseRev,
+      ...(headRev === undefined ? [] : [headRev]),
+      '--',
+      'package-lock.json',
+    );
   } catch {
     throw new Error(
       'the two sides have different package-lock.json files: they cannot share node_modules',
