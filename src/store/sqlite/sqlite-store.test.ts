@@ -367,6 +367,37 @@ describe('SqliteStore', () => {
   });
 });
 
+describe('SqliteStore bulk writes', () => {
+  it('commits a bulk append and its vectors on their own, beside a request\'s write still in its batch', async () => {
+    const store = await openStore();
+    const other: Scope = { partition: 'p', instance: 'request' };
+    const bulk = Array.from({ length: 100 }, (_, index) => turn(index % 2 === 0 ? 'user' : 'assistant', `bulk turn ${index}`));
+    // The request's write opens a batch; the bulk append comes in the same turn of the event loop.
+    const request = store.appendPath(other, { parentId: null, messages: [turn('user', 'a request')] });
+    const appended = await store.appendPath(scope, { parentId: null, messages: bulk });
+    const vectors = appended.map((_, index) => [1, index / 100, 0, 0]);
+    await store.setEmbeddings(
+      scope,
+      appended.map((item, index) => ({ kind: 'message' as const, id: item.message.id, vector: vectors[index]! })),
+    );
+    await expect(request).resolves.toHaveLength(1);
+
+    // Another connection reads all of it, and a search finds the bulk turns by their vectors.
+    const reader = new Database(store.file, { readonly: true });
+    const stored = reader.prepare('SELECT instance, count(*) AS n, count(embedding) AS embedded FROM messages GROUP BY instance ORDER BY instance').all();
+    reader.close();
+    expect(stored).toEqual([
+      { instance: 'i', n: 100, embedded: 100 },
+      { instance: 'request', n: 1, embedded: 0 },
+    ]);
+    const hits = await store.vectorSearch(scope, vectors[42]!, { k: 1 });
+    expect(hits[0]?.id).toBe(appended[42]!.message.id);
+    expect((await store.getBranch(scope, appended.at(-1)!.message.id, { limit: 200 })).map((row) => row.content)).toEqual(
+      bulk.map((message) => message.content).reverse(),
+    );
+  });
+});
+
 describe('SqliteStore vector index catch-up', () => {
   // Schema 3 had neither index; schema 4 had a plain one the planner read whole instances through.
   it.each([

@@ -125,6 +125,11 @@ interface Connection {
 }
 
 const ALL_ROLES = JSON.stringify(['user', 'assistant', 'tool']);
+/**
+ * Rows from which a write commits on its own instead of joining the open batch (GroupCommit.alone):
+ * a request's writes are one or a few turns, a bulk load's or a first resent history's many.
+ */
+const BULK_WRITE_ROWS = 64;
 
 /**
  * The embedded MemoryStore: DESIGN.md section 3's graph mapped to SQLite tables, FTS5 for
@@ -236,10 +241,14 @@ export class SqliteStore implements MemoryStore {
 
   async appendPath(scope: Scope, input: AppendPathInput): Promise<AppendedTurn[]> {
     if (input.messages.length === 0) return [];
-    const { appendPath, turns } = this.open;
+    const { appendPath, turns, commits } = this.open;
+    const extend = (appended: AppendedTurn[]) => turns.extend(appended.map((turn) => turn.message));
+    if (input.messages.length >= BULK_WRITE_ROWS) {
+      return commits.alone(() => appendPath.immediate(scope, input), extend);
+    }
     return this.write(() => {
       const appended = appendPath(scope, input);
-      turns.extend(appended.map((turn) => turn.message));
+      extend(appended);
       return appended;
     });
   }
@@ -379,7 +388,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async setEmbeddings(scope: Scope, items: EmbeddingItem[], links: Synapse[] = []): Promise<void> {
-    const { statements, dimensions, vectors, searcher } = this.open;
+    const { db, statements, dimensions, vectors, searcher } = this.open;
     for (const item of items) checkDimensions(item.vector, dimensions);
     const params = scopeParams(scope);
     // As stored (Float32), for the in-memory indexes: the same bytes, not a second conversion.
@@ -410,10 +419,12 @@ export class SqliteStore implements MemoryStore {
     };
     // Once committed: an index never holds a vector whose row a failed commit took back, and
     // gets it before any search can ask for it.
-    await this.write(write, () => {
+    const index = () => {
       vectors.added(scope, stored);
       searcher?.added(scope, stored);
-    });
+    };
+    if (items.length >= BULK_WRITE_ROWS) this.open.commits.alone(() => db.transaction(write).immediate(), index);
+    else await this.write(write, index);
   }
 
   async getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>> {
@@ -629,8 +640,8 @@ export class SqliteStore implements MemoryStore {
   }
 
   async importRecords(records: GraphRecord[]): Promise<ImportResult> {
-    const { db, statements, dimensions, fullTextQueue } = this.open;
-    const result = await this.write(() => importRecords({ db, statements, dimensions, records }));
+    const { db, statements, dimensions, fullTextQueue, commits } = this.open;
+    const result = commits.alone(() => importRecords({ db, statements, dimensions, records }));
     // An import's batch is large enough to index at once, and a store restored from an export
     // is searched as soon as it is done (the proxy that opens it next would otherwise index a
     // whole import in the background).
