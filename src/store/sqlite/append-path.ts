@@ -80,7 +80,7 @@ function insertTurn(options: {
   const { statements, params, parent, message, timestamp } = options;
   const seq = statements.nextSeq.get(params);
   if (seq === undefined) throw new Error('instance counter returned no sequence number');
-  const row = insertMessageRow(statements.insertMessage, {
+  const row = insertMessageRow(statements, {
     ...params,
     id: nextId(),
     role: message.role,

@@ -157,7 +157,7 @@ describe('full-text search on a large store', () => {
     await store.close();
     // Schema version 2: an unscoped full-text table.
     const db = new Database(path.join(dataDir, 'memory.sqlite'));
-    db.exec(`DROP TRIGGER messages_fts_insert; DROP TRIGGER messages_fts_delete; DROP TRIGGER messages_fts_update;
+    db.exec(`DROP TRIGGER IF EXISTS messages_fts_insert; DROP TRIGGER messages_fts_delete; DROP TRIGGER messages_fts_update;
       DROP TABLE messages_fts;
       CREATE VIRTUAL TABLE messages_fts USING fts5 (content, content = 'messages', content_rowid = 'pk',
         tokenize = 'porter unicode61 remove_diacritics 2');
@@ -172,6 +172,24 @@ describe('full-text search on a large store', () => {
 
 describe('turns queued for the full-text index', () => {
   const ids = (hits: { id: string }[]) => hits.map((hit) => hit.id);
+
+  it('are queued by the store, not by the trigger of a store of schema 9, and found once each', async () => {
+    const { ids: [old] } = await storeWith(['an old turn about tapirs']);
+    await store?.close();
+    store = null;
+    // Schema 9 queued each inserted turn with a trigger.
+    const db = new Database(path.join(dataDir, 'memory.sqlite'));
+    db.exec(`CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+        INSERT INTO messages_fts_queue (pk) VALUES (new.pk);
+      END;
+      PRAGMA user_version = 9;`);
+    db.close();
+    const reopened = await openStore(dataDir);
+    // With the trigger left in place, the turn's second queue entry would fail the append.
+    const [next] = await reopened.appendPath(scope, { parentId: old!, messages: [turn('a new turn about tapirs')] });
+    const hits = ids(await reopened.fullTextSearch(scope, 'tapirs', { k: 5 }));
+    expect(hits.sort()).toEqual([old!, next!.message.id].sort());
+  });
 
   it('are found at once by a search that must find every turn, and soon by one that need not', async () => {
     const { store, ids: [stored] } = await storeWith(['a turn about okapis']);

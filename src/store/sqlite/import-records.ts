@@ -196,7 +196,7 @@ class RecordImporter {
           `seq ${record.seq} of ${record.partition}/${record.instance} already belongs to message ${owner}`,
         );
     }
-    own.insertMessage.run({
+    const { lastInsertRowid } = own.insertMessage.run({
       ...params,
       id: record.id,
       role: record.role,
@@ -219,6 +219,7 @@ class RecordImporter {
       content: record.content,
       raw: JSON.stringify(record.raw),
     });
+    this.deps.statements.queueFullText.run(lastInsertRowid);
     if (!record.is_chunk) own.raiseCounter.run({ ...params, lastSeq: record.seq });
     return true;
   }

@@ -112,10 +112,13 @@ function rowOf(values: unknown[]): MessageRow {
  * defaults of the columns an insert leaves out (a new row is neither edited nor deleted).
  */
 export function insertMessageRow(
-  statement: Database.Statement<[InsertMessageParams]>,
+  statements: {
+    insertMessage: Database.Statement<[InsertMessageParams]>;
+    queueFullText: Database.Statement<[number | bigint]>;
+  },
   params: InsertMessageParams,
 ): MessageRow {
-  statement.run(params);
+  statements.queueFullText.run(statements.insertMessage.run(params).lastInsertRowid);
   return {
     id: params.id,
     partition: params.partition,

@@ -30,7 +30,7 @@ export function replaceChunks(options: {
   statements.deleteChunkEdges.run({ ...params, parentId });
   statements.deleteChunks.run({ ...params, parentId });
   return chunks.map((chunk, index) => {
-    const row = insertMessageRow(statements.insertMessage, {
+    const row = insertMessageRow(statements, {
       ...params,
       id: newId(),
       role: parent.role,

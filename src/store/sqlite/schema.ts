@@ -14,9 +14,10 @@ import { MAINTENANCE_SCHEMA } from './maintenance-statements';
  * DDL one process runs while another loads the schema fails the other's full-text table
  * ("vtable constructor failed"), so no DDL may run outside a migration. 8 indexes turns for
  * full text in batches (full-text-queue.ts): a turn's insert only queues its pk. 9 added the
- * turn epoch (turn_changes) that a process's cache of turns checks (turn-cache.ts).
+ * turn epoch (turn_changes) that a process's cache of turns checks (turn-cache.ts). 10 dropped
+ * the trigger that queued each inserted turn: the statements that insert turns queue them.
  */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /**
  * SQL of the word the full-text index stores in the `scope` column of the turn `row` names:
@@ -187,13 +188,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5 (
 
 -- Turns are indexed for full text in batches, not one by one as they are stored: FTS5 writes a
 -- segment at every commit, and a turn indexed in its own transaction cost ~3x one indexed with
--- a hundred others (bench/NOTES.md). An insert queues the pk here; FullTextQueue moves the
+-- a hundred others (bench/NOTES.md). The store queues an inserted turn's pk here in the same
+-- transaction (no trigger: an insert that fires one is a statement of several writes, which
+-- SQLite journals page by page, ~15% of a bulk load's time); FullTextQueue moves the
 -- queued turns into messages_fts. A turn still queued is not in the index, so deleting or
 -- editing it leaves the index alone (the batch reads its row as it is then).
 CREATE TABLE IF NOT EXISTS messages_fts_queue (pk INTEGER PRIMARY KEY) STRICT;
-CREATE TRIGGER IF NOT EXISTS messages_fts_insert AFTER INSERT ON messages BEGIN
-  INSERT INTO messages_fts_queue (pk) VALUES (new.pk);
-END;
 CREATE TRIGGER IF NOT EXISTS messages_fts_delete AFTER DELETE ON messages BEGIN
   INSERT INTO messages_fts (messages_fts, rowid, content, scope)
     SELECT 'delete', old.pk, old.content, ${scopeTokenSql('old')}
@@ -268,6 +268,8 @@ export function migrateSchema(db: Database.Database): void {
     // Every turn stored until now is indexed; the triggers that queue the next ones replace
     // those that indexed each turn as it was stored.
     if (version < 8) db.exec(DROP_FULL_TEXT_TRIGGERS);
+    // The statements that insert turns queue them themselves (statements.ts, queueFullText).
+    db.exec('DROP TRIGGER IF EXISTS messages_fts_insert');
     db.exec('DROP INDEX IF EXISTS messages_scope_pk');
     db.exec(SCHEMA);
     db.exec(INSTANCE_STATES_SCHEMA);

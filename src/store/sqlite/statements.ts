@@ -115,6 +115,8 @@ export function prepareStatements(db: Database.Database) {
          @contentHash, @parentId, @model, @traceId, @isChunk, @chunkIndex, @chunkParentId,
          @snippet, @metadata, @content, @raw)`,
     ),
+    // Run after each insert into messages, in its transaction (schema.ts, messages_fts_queue).
+    queueFullText: db.prepare<[number | bigint]>('INSERT INTO messages_fts_queue (pk) VALUES (?)'),
     latestTurn: messageRows(
       db.prepare<ScopeParams, unknown[]>(
         `${SELECT_MESSAGES} AND is_chunk = 0 AND deleted = 0 ORDER BY seq DESC LIMIT 1`,
