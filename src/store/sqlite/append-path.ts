@@ -1,4 +1,3 @@
-import type Database from 'better-sqlite3';
 import { NotFoundError } from '../../errors';
 import { idFactory } from '../../ids';
 import { repeatedTurn } from '../repeated-turn';
@@ -18,18 +17,22 @@ export interface AppendPathInput {
   messages: NewMessage[];
 }
 
+/** Stores a path of turns; see createAppendPath. */
+export type AppendPath = (scope: Scope, input: AppendPathInput) => AppendedTurn[];
+
 /**
- * Builds appendPath as one transaction. Run it with `.immediate()`: taking the write lock
- * before the dedupe lookup is what keeps two processes from both missing the same child and
- * storing it twice, and from handing out the same seq.
+ * Builds appendPath. Run it in a transaction that took the write lock before it began (BEGIN
+ * IMMEDIATE, as GroupCommit opens them): holding the lock over the dedupe lookup is what keeps
+ * two processes from both missing the same child and storing it twice, and from handing out the
+ * same seq. It opens no transaction of its own: nested in the caller's, one would be a savepoint,
+ * whose journal grows with every page a bulk append changes.
  */
 export function createAppendPath(options: {
-  db: Database.Database;
   statements: Statements;
   clock: () => number;
-}): Database.Transaction<(scope: Scope, input: AppendPathInput) => AppendedTurn[]> {
-  const { db, statements, clock } = options;
-  return db.transaction((scope: Scope, input: AppendPathInput): AppendedTurn[] => {
+}): AppendPath {
+  const { statements, clock } = options;
+  return (scope: Scope, input: AppendPathInput): AppendedTurn[] => {
     const params = scopeParams(scope);
     let parent: MessageRow | null = null;
     if (input.parentId !== null) {
@@ -67,7 +70,7 @@ export function createAppendPath(options: {
       parent = row;
     }
     return turns;
-  });
+  };
 }
 
 function insertTurn(options: {
@@ -113,17 +116,16 @@ function insertTurn(options: {
 }
 
 /**
- * Builds continueLatest as one transaction on top of `appendPath` (run it with `.immediate()`
- * too): the latest turn is read under the write lock, so a message and its retry sent at once
- * store it once.
+ * Builds continueLatest on top of `appendPath`, to run in the same kind of transaction: the
+ * latest turn is read under the write lock, so a message and its retry sent at once store it
+ * once.
  */
 export function createContinueLatest(options: {
-  db: Database.Database;
   statements: Statements;
-  appendPath: ReturnType<typeof createAppendPath>;
-}): Database.Transaction<(scope: Scope, message: NewMessage) => AppendedTurn> {
-  const { db, statements, appendPath } = options;
-  return db.transaction((scope: Scope, message: NewMessage): AppendedTurn => {
+  appendPath: AppendPath;
+}): (scope: Scope, message: NewMessage) => AppendedTurn {
+  const { statements, appendPath } = options;
+  return (scope: Scope, message: NewMessage): AppendedTurn => {
     const params = scopeParams(scope);
     const latestRow = statements.latestTurn.get(params);
     const latest = latestRow === undefined ? null : toStoredMessage(latestRow);
@@ -135,5 +137,5 @@ export function createContinueLatest(options: {
     const repeated = repeatedTurn(latest, question, message);
     if (repeated !== null) return { message: repeated, created: false };
     return appendPath(scope, { parentId: latest?.id ?? null, messages: [message] })[0]!;
-  });
+  };
 }

@@ -156,34 +156,44 @@ describe('GroupCommit', () => {
     const changes = commits.alone(
       () => {
         seenBefore.push(storedNotes());
-        return writer.transaction(insertNote('bulk')).immediate();
+        return insertNote('bulk')();
       },
       () => seenAfter.push(storedNotes()),
     );
-    expect(changes).toBe(1);
     // The batch landed before the write began, and the write before its follow-up ran.
     expect(seenBefore).toEqual([['batched']]);
     expect(seenAfter).toEqual([['batched', 'bulk']]);
+    await expect(changes).resolves.toBe(1);
     await expect(batched).resolves.toBe(1);
     expect(writer.inTransaction).toBe(false);
   });
 
-  it('leaves nothing of a write alone that fails, and keeps the batch committed before it', async () => {
+  it('runs a write alone in one transaction: one that fails leaves nothing and keeps the batch before it', async () => {
     const batched = commits.write(insertNote('batched'));
-    const failing = writer.transaction(() => {
+    const failing = () => {
       insertNote('half')();
       return insertNote('batched')(); // the same key again: fails after one insert
-    });
-    expect(() =>
-      commits.alone(
-        () => failing.immediate(),
-        () => rollbacks++,
-      ),
-    ).toThrow(/UNIQUE/);
+    };
+    await expect(commits.alone(failing, () => rollbacks++)).rejects.toThrow(/UNIQUE/);
     await expect(batched).resolves.toBe(1);
     expect(storedNotes()).toEqual(['batched']);
+    // Nothing it wrote reached a commit: nothing kept in memory of it is dropped.
     expect(rollbacks).toBe(0);
     expect(writer.inTransaction).toBe(false);
+  });
+
+  it('rolls back a write alone whose commit fails, and tells the caller to drop what it kept', async () => {
+    const seen: string[] = [];
+    // The owner is checked at COMMIT (a deferred foreign key): the write itself succeeds.
+    await expect(
+      commits.alone(insertNote('orphan', 'nobody'), () => seen.push('committed')),
+    ).rejects.toThrow(/FOREIGN KEY/);
+    expect(rollbacks).toBe(1);
+    expect(seen).toEqual([]);
+    expect(storedNotes()).toEqual([]);
+    expect(writer.inTransaction).toBe(false);
+    await expect(commits.alone(insertNote('after'))).resolves.toBe(1);
+    expect(storedNotes()).toEqual(['after']);
   });
 
   it('commits an open batch at once when flushed', async () => {

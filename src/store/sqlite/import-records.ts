@@ -83,8 +83,9 @@ function prepare(db: Database.Database) {
 }
 
 /**
- * Stores export records in one transaction (see MemoryStore.importRecords). Records are taken
- * in order, so a relationship finds nodes of the same batch stored before it.
+ * Stores export records (see MemoryStore.importRecords); run it in one transaction that took the
+ * write lock first (GroupCommit). Records are taken in order, so a relationship finds nodes of
+ * the same batch stored before it.
  */
 export function importRecords(options: {
   db: Database.Database;
@@ -100,7 +101,7 @@ export function importRecords(options: {
     cache.set(db, own);
   }
   const importer = new RecordImporter({ ...options, admin, own });
-  return db.transaction(() => importer.run(options.records)).immediate();
+  return importer.run(options.records);
 }
 
 type Deps = {

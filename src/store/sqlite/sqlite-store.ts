@@ -27,7 +27,7 @@ import type {
   StoredToolCall,
   Synapse,
 } from '../types';
-import { createAppendPath, createContinueLatest, type AppendPathInput } from './append-path';
+import { createAppendPath, createContinueLatest, type AppendPath, type AppendPathInput } from './append-path';
 import { FullTextQueue } from './full-text-queue';
 import { FullTextSearch } from './full-text-search';
 import { commitOtherBatches, GroupCommit } from './group-commit';
@@ -110,7 +110,7 @@ export interface SqliteStoreOptions {
 interface Connection {
   db: Database.Database;
   statements: Statements;
-  appendPath: ReturnType<typeof createAppendPath>;
+  appendPath: AppendPath;
   continueLatest: ReturnType<typeof createContinueLatest>;
   dimensions: number;
   vectors: VectorIndexCache;
@@ -175,8 +175,8 @@ export class SqliteStore implements MemoryStore {
       commitOtherBatches(db);
       migrateSchema(db);
       const statements = prepareStatements(db);
-      const appendPath = createAppendPath({ db, statements, clock: this.clock });
-      const continueLatest = createContinueLatest({ db, statements, appendPath });
+      const appendPath = createAppendPath({ statements, clock: this.clock });
+      const continueLatest = createContinueLatest({ statements, appendPath });
       const dimensions = options.embeddingDimensions;
       const vectors = this.vectorCache(db, dimensions);
       const fullText = new FullTextSearch(db);
@@ -241,16 +241,15 @@ export class SqliteStore implements MemoryStore {
 
   async appendPath(scope: Scope, input: AppendPathInput): Promise<AppendedTurn[]> {
     if (input.messages.length === 0) return [];
-    const { appendPath, turns, commits } = this.open;
-    const extend = (appended: AppendedTurn[]) => turns.extend(appended.map((turn) => turn.message));
-    if (input.messages.length >= BULK_WRITE_ROWS) {
-      return commits.alone(() => appendPath.immediate(scope, input), extend);
-    }
-    return this.write(() => {
-      const appended = appendPath(scope, input);
-      extend(appended);
-      return appended;
-    });
+    const { appendPath, turns } = this.open;
+    return this.write(
+      () => {
+        const appended = appendPath(scope, input);
+        turns.extend(appended.map((turn) => turn.message));
+        return appended;
+      },
+      { rows: input.messages.length },
+    );
   }
 
   async continueLatest(scope: Scope, message: NewMessage): Promise<AppendedTurn> {
@@ -388,7 +387,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async setEmbeddings(scope: Scope, items: EmbeddingItem[], links: Synapse[] = []): Promise<void> {
-    const { db, statements, dimensions, vectors, searcher } = this.open;
+    const { statements, dimensions, vectors, searcher } = this.open;
     for (const item of items) checkDimensions(item.vector, dimensions);
     const params = scopeParams(scope);
     // As stored (Float32), for the in-memory indexes: the same bytes, not a second conversion.
@@ -423,8 +422,7 @@ export class SqliteStore implements MemoryStore {
       vectors.added(scope, stored);
       searcher?.added(scope, stored);
     };
-    if (items.length >= BULK_WRITE_ROWS) this.open.commits.alone(() => db.transaction(write).immediate(), index);
-    else await this.write(write, index);
+    await this.write(write, { rows: items.length, afterCommit: index });
   }
 
   async getEmbeddings(scope: Scope, ids: string[]): Promise<Map<string, number[]>> {
@@ -448,9 +446,11 @@ export class SqliteStore implements MemoryStore {
       statements.clearMessageEmbeddings.run();
       statements.clearToolCallEmbeddings.run();
     };
-    await this.write(clear, () => {
-      vectors.clear();
-      searcher?.cleared();
+    await this.write(clear, {
+      afterCommit: () => {
+        vectors.clear();
+        searcher?.cleared();
+      },
     });
   }
 
@@ -640,8 +640,10 @@ export class SqliteStore implements MemoryStore {
   }
 
   async importRecords(records: GraphRecord[]): Promise<ImportResult> {
-    const { db, statements, dimensions, fullTextQueue, commits } = this.open;
-    const result = commits.alone(() => importRecords({ db, statements, dimensions, records }));
+    const { db, statements, dimensions, fullTextQueue } = this.open;
+    const result = await this.write(() => importRecords({ db, statements, dimensions, records }), {
+      rows: records.length,
+    });
     // An import's batch is large enough to index at once, and a store restored from an export
     // is searched as soon as it is done (the proxy that opens it next would otherwise index a
     // whole import in the background).
@@ -704,9 +706,18 @@ export class SqliteStore implements MemoryStore {
     return this.maintenance.expiredDeletions(before, limit, filter);
   }
 
-  /** Runs a write in the connection's open batch; its result once that batch has committed. */
-  private write<T>(work: () => T, afterCommit?: (result: T) => void): Promise<T> {
-    return this.open.commits.write(work, afterCommit);
+  /**
+   * Runs a write of about `rows` rows (1 unless given); its result once it has committed, and
+   * `afterCommit` with it the moment it has (GroupCommit.write). A write of BULK_WRITE_ROWS rows
+   * or more commits on its own, the others in the connection's open batch.
+   */
+  private write<T>(
+    work: () => T,
+    options: { rows?: number; afterCommit?: (result: T) => void } = {},
+  ): Promise<T> {
+    const { commits } = this.open;
+    const { rows = 1, afterCommit } = options;
+    return rows >= BULK_WRITE_ROWS ? commits.alone(work, afterCommit) : commits.write(work, afterCommit);
   }
 
   /** The background jobs' records of the open connection (tables made on first use). */
