@@ -95,7 +95,7 @@ export async function bulkLoad(options: BulkLoadOptions): Promise<BulkLoadResult
         appended.map((turn, index) => ({
           kind: 'message' as const,
           id: turn.message.id,
-          vector: Array.from(batch.vectors.subarray(index * dimensions, (index + 1) * dimensions)),
+          vector: batch.vectors.subarray(index * dimensions, (index + 1) * dimensions),
         })),
       );
       leaves[scopeIndex] = appended.at(-1)?.message.id ?? leaves[scopeIndex]!;

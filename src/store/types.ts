@@ -113,11 +113,17 @@ export interface ScoredId {
   head?: TurnHead;
 }
 
+/**
+ * A vector handed to a store: plain numbers, or the Float32 values a loader or an embedder
+ * already holds (stored as Float32 either way, so a Float32Array is taken without converting it).
+ */
+export type VectorInput = readonly number[] | Float32Array;
+
 /** An embedding to store on a message, chunk or tool call. */
 export interface EmbeddingItem {
   kind: 'message' | 'toolcall';
   id: string;
-  vector: number[];
+  vector: VectorInput;
   /**
    * The content hash of the text the vector was made from. With it a message's vector is stored
    * only while the message still has that hash, and so are the links made from it: a turn edited

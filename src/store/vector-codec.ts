@@ -1,12 +1,15 @@
+import type { VectorInput } from './types';
+
 // Float32Array uses the platform's byte order; every platform Node ships for is little-endian,
 // which is the order the BLOBs are written in.
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** Encodes a vector as the BLOB of little-endian Float32 values the embedding columns hold. */
-export function encodeVector(vector: readonly number[]): Buffer {
-  if (LITTLE_ENDIAN) return Buffer.from(Float32Array.from(vector).buffer);
+export function encodeVector(vector: VectorInput): Buffer {
+  // A copy of exactly the vector's values: a Float32Array may be a view into a larger buffer.
+  if (LITTLE_ENDIAN) return Buffer.from(new Float32Array(vector).buffer);
   const buffer = Buffer.alloc(vector.length * 4);
-  vector.forEach((value, index) => buffer.writeFloatLE(value, index * 4));
+  for (let index = 0; index < vector.length; index++) buffer.writeFloatLE(vector[index]!, index * 4);
   return buffer;
 }
 

@@ -47,6 +47,27 @@ export function describeSearchContract(getStore: StoreGetter, factory: StoreFact
       expectCloseVector(embeddings.get(chunk!.id)!, vectorChunk);
     });
 
+    it('stores vectors given as views into one Float32Array, each with exactly its own values', async () => {
+      const store = getStore();
+      const scope = freshScope();
+      const [a, b] = await append(store, scope, null, [turn('user', 'a'), turn('assistant', 'b')]);
+      // How a loader holds a batch's vectors: one buffer, a view per turn.
+      const vectorA = randomUnitVector();
+      const vectorB = orthogonalUnitVector(vectorA);
+      const batch = new Float32Array([...vectorA, ...vectorB]);
+      await store.setEmbeddings(scope, [
+        { kind: 'message', id: a!.id, vector: batch.subarray(0, vectorA.length) },
+        { kind: 'message', id: b!.id, vector: batch.subarray(vectorA.length) },
+      ]);
+
+      const embeddings = await store.getEmbeddings(scope, [a!.id, b!.id]);
+      expectCloseVector(embeddings.get(a!.id)!, vectorA);
+      expectCloseVector(embeddings.get(b!.id)!, vectorB);
+      const hits = await store.vectorSearch(scope, vectorB, { k: 2 });
+      expect(hits.map((hit) => hit.id)).toEqual([b!.id, a!.id]);
+      expect(hits[0]!.score).toBeCloseTo(1, 4);
+    });
+
     it('returns the nearest turns first with their cosine similarity', async () => {
       const store = getStore();
       const scope = freshScope();

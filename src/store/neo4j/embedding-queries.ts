@@ -35,8 +35,9 @@ export async function setEmbeddings(
       fromHash: hashes.get(link.fromId) ?? null,
     }));
   if (items.length === 0 && synapses.length === 0) return;
-  // Plain number arrays arrive as LIST<FLOAT>, the type Community's vector index reads. Each
-  // part is a unit subquery: an empty list in one leaves the others to run.
+  // Number arrays and Float32Arrays (any iterable, to the driver) arrive as LIST<FLOAT>, the
+  // type Community's vector index reads. Each part is a unit subquery: an empty list in one
+  // leaves the others to run.
   await runner.write(
     `CALL () {
        UNWIND $messages AS row

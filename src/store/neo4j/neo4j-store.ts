@@ -24,6 +24,7 @@ import type {
   StoredMessage,
   StoredToolCall,
   Synapse,
+  VectorInput,
 } from '../types';
 import { appendPath } from './append-path';
 import { continueLatest } from './continue-latest';
@@ -518,7 +519,7 @@ export class Neo4jStore implements MemoryStore {
     return { runner: this.runner, scope };
   }
 
-  private checkDimensions(vector: readonly number[]): void {
+  private checkDimensions(vector: VectorInput): void {
     // A vector of another length would be stored and then never match anything (the index
     // skips it); reject it where the mistake is made, as the embedded store does.
     if (this.dimensions > 0 && vector.length !== this.dimensions) {

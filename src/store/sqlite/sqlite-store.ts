@@ -26,6 +26,7 @@ import type {
   StoredMessage,
   StoredToolCall,
   Synapse,
+  VectorInput,
 } from '../types';
 import { createAppendPath, createContinueLatest, type AppendPath, type AppendPathInput } from './append-path';
 import { FullTextQueue } from './full-text-queue';
@@ -754,7 +755,7 @@ function synapseParams(synapse: Synapse): { fromId: string; toId: string; score:
   return { fromId: synapse.fromId, toId: synapse.toId, score: synapse.score };
 }
 
-function checkDimensions(vector: readonly number[], dimensions: number): void {
+function checkDimensions(vector: VectorInput, dimensions: number): void {
   // A vector of another length would be stored fine and then never match anything.
   if (vector.length !== dimensions) {
     throw new RangeError(
