@@ -122,12 +122,12 @@ async function appendFresh(options: AppendPathOptions): Promise<AppendedTurn[] |
     message.parentId === null ? [] : [{ child: message.id, parent: message.parentId }],
   );
   const [row] = await runner.write(APPEND_FRESH, {
-    ...scopeParams(scope),
     parentId,
     firstHash: first.contentHash,
     firstRole: first.role,
     rows: created.map(toMessageProperties),
     links,
+    ...scopeParams(scope),
   });
   if (parentId !== null && row?.['parentFound'] !== true) throw parentNotFound(parentId);
   if (!row || row['duplicate'] === true) return null;
@@ -179,10 +179,10 @@ async function appendDeduplicated(options: AppendPathOptions): Promise<AppendedT
       parent = stored;
     }
     await transaction.run(CREATE_PATH, {
-      ...scopeParams(scope),
       rows: created.map(toMessageProperties),
       links,
       lastSeq: int(lastSeq),
+      ...scopeParams(scope),
     });
     return turns;
   });
@@ -193,7 +193,7 @@ async function findParent(
   scope: Scope,
   id: string,
 ): Promise<StoredMessage> {
-  const rows = await transaction.run(FIND_PARENT, { ...scopeParams(scope), id });
+  const rows = await transaction.run(FIND_PARENT, { id, ...scopeParams(scope) });
   const row = rows[0];
   if (!row) throw parentNotFound(id);
   return toStoredMessage(row['message']);
@@ -209,9 +209,9 @@ async function findExisting(
   parent: StoredMessage | null,
   message: NewMessage,
 ): Promise<StoredMessage | null> {
-  const params = { ...scopeParams(scope), contentHash: message.contentHash, role: message.role };
+  const params = { contentHash: message.contentHash, role: message.role, ...scopeParams(scope) };
   const rows = parent
-    ? await transaction.run(FIND_CHILD, { ...params, parentId: parent.id })
+    ? await transaction.run(FIND_CHILD, { parentId: parent.id, ...params })
     : await transaction.run(FIND_ROOT, params);
   const row = rows[0];
   return row ? toStoredMessage(row['message']) : null;

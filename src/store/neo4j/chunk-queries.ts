@@ -42,7 +42,7 @@ SET chunk = row`;
  */
 export async function setChunks(options: SetChunksOptions): Promise<StoredMessage[]> {
   const { runner, scope, parentId } = options;
-  const params = { ...scopeParams(scope), parentId };
+  const params = { parentId, ...scopeParams(scope) };
   return runner.writeTransaction(async (transaction) => {
     await lockInstance(transaction, scope);
     const rows = await transaction.run(FIND_TURN, params);
@@ -55,7 +55,7 @@ export async function setChunks(options: SetChunksOptions): Promise<StoredMessag
       newChunk({ parent, chunk, index, id: options.newId() }),
     );
     if (chunks.length > 0)
-      await transaction.run(CREATE_CHUNKS, { ...params, rows: chunks.map(toMessageProperties) });
+      await transaction.run(CREATE_CHUNKS, { rows: chunks.map(toMessageProperties), ...params });
     return chunks;
   });
 }
@@ -67,7 +67,7 @@ export async function getChunks(scoped: ScopedRunner, parentId: string): Promise
     `MATCH (m:Message {chunk_parent_id: $parentId})
      WHERE m.partition = $partition AND m.instance = $instance AND m.is_chunk = true
      RETURN ${projectMessage('m')} AS message ORDER BY m.chunk_index`,
-    { ...scopeParams(scope), parentId },
+    { parentId, ...scopeParams(scope) },
   );
   return toMessages(rows);
 }

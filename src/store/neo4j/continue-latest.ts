@@ -52,10 +52,10 @@ export async function continueLatest(options: ContinueLatestOptions): Promise<Ap
   // Relative figures: the statement adds the instance counter and the latest turn's tokens.
   const stored = newStoredMessage({ ...options, parent: null, seq: 1 });
   const [row] = await runner.write(CONTINUE_LATEST, {
-    ...scopeParams(scope),
     contentHash: message.contentHash,
     role: message.role,
     row: toMessageProperties(stored),
+    ...scopeParams(scope),
   });
   if (!row) throw new Error('continueLatest returned no row');
   if (row['repeated'] !== null && row['repeated'] !== undefined) {

@@ -39,7 +39,7 @@ export async function editMessage(
 ): Promise<StoredMessage> {
   const { runner, scope } = scoped;
   const { id, edit } = options;
-  const params = { ...scopeParams(scope), id };
+  const params = { id, ...scopeParams(scope) };
   return runner.writeTransaction(async (transaction) => {
     await lockInstance(transaction, scope);
     const turn = await requireTurn(transaction, { scope, id, action: 'edit' });
@@ -52,7 +52,6 @@ export async function editMessage(
            m.embedding = null, m.needs_embedding = CASE WHEN $content <> '' THEN true END
        RETURN ${projectMessage('m')} AS message`,
       {
-        ...params,
         content: edit.content,
         raw: JSON.stringify(edit.raw),
         contentHash: edit.contentHash,
@@ -60,6 +59,7 @@ export async function editMessage(
         delta: int(edit.tokenCount - turn.tokenCount),
         snippet: makeSnippet(edit.content),
         history: JSON.stringify(history),
+        ...params,
       },
     );
     await shiftDescendants(transaction, { scope, id, delta: edit.tokenCount - turn.tokenCount });
@@ -76,7 +76,7 @@ export async function setMessageDeleted(
   options: { id: string; deleted: boolean },
 ): Promise<StoredMessage> {
   const { runner, scope } = scoped;
-  const params = { ...scopeParams(scope), id: options.id, deleted: options.deleted };
+  const params = { id: options.id, deleted: options.deleted, ...scopeParams(scope) };
   return runner.writeTransaction(async (transaction) => {
     await lockInstance(transaction, scope);
     await requireTurn(transaction, {
@@ -114,7 +114,7 @@ export async function setInstanceDeleted(
     const found = await transaction.run(
       `MATCH (i:Instance {partition: $partition, instance: $instance})
        SET i.deleted_at = $deletedAt RETURN i.last_seq AS lastSeq`,
-      { ...params, deletedAt: options.deleted ? int(options.now) : null },
+      { deletedAt: options.deleted ? int(options.now) : null, ...params },
     );
     if (!found[0])
       throw new NotFoundError(
@@ -139,7 +139,7 @@ export async function deleteChunks(
   transaction: TransactionRunner,
   turn: { scope: Scope; id: string },
 ): Promise<number> {
-  const rows = await transaction.run(DELETE_CHUNKS, { ...scopeParams(turn.scope), id: turn.id });
+  const rows = await transaction.run(DELETE_CHUNKS, { id: turn.id, ...scopeParams(turn.scope) });
   return toNumber(rows[0]?.['count']) ?? 0;
 }
 
@@ -150,9 +150,9 @@ export async function shiftDescendants(
 ): Promise<void> {
   if (options.delta === 0) return;
   await transaction.run(SHIFT_DESCENDANTS, {
-    ...scopeParams(options.scope),
     id: options.id,
     delta: int(options.delta),
+    ...scopeParams(options.scope),
   });
 }
 
@@ -170,8 +170,8 @@ export async function requireTurn(
   options: { scope: Scope; id: string; action: string },
 ): Promise<StoredMessage> {
   const rows = await transaction.run(`${THE_TURN} RETURN ${projectMessage('m')} AS message`, {
-    ...scopeParams(options.scope),
     id: options.id,
+    ...scopeParams(options.scope),
   });
   if (!rows[0])
     throw new NotFoundError(`message ${options.id} does not exist in this instance`, 'id');

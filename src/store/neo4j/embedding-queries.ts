@@ -58,7 +58,7 @@ export async function setEmbeddings(
        MERGE (a)-[link:SYNAPSE]->(b)
        SET link.score = row.score
      }`,
-    { ...scopeParams(scope), messages: rowsOf('message'), toolCalls: rowsOf('toolcall'), synapses },
+    { messages: rowsOf('message'), toolCalls: rowsOf('toolcall'), synapses, ...scopeParams(scope) },
   );
 }
 
@@ -75,7 +75,7 @@ export async function getEmbeddings(
      MATCH (m:Message {id: id})
      WHERE m.partition = $partition AND m.instance = $instance AND m.embedding IS NOT NULL
      RETURN m.id AS id, m.embedding AS embedding`,
-    { ...scopeParams(scope), ids: [...new Set(ids)] },
+    { ids: [...new Set(ids)], ...scopeParams(scope) },
   );
   for (const row of rows) {
     const vector = (row['embedding'] as unknown[]).map((value) => toNumber(value) ?? 0);

@@ -104,11 +104,11 @@ async function scopedSearch(
      RETURN node.id AS id, score, ${projectMessageIfWanted('node')} AS message
      LIMIT $k`,
     {
-      ...scopeParams(scope),
       query,
       k: integerParam(options.k),
       limit: integerParam(2 * options.k + 16),
       withMessages: options.withMessages,
+      ...scopeParams(scope),
     },
   );
   return toHits(rows);
@@ -132,11 +132,11 @@ async function unscopedSearch(
      ${keepToScope('node', 'score', 'node.partition = $partition AND node.instance = $instance AND node.deleted = false')}
      RETURN seen, node.id AS id, score, ${projectMessageIfWanted('node')} AS message`,
     {
-      ...scopeParams(scope),
       query,
       k: integerParam(options.k),
       limit: integerParam(limit),
       withMessages: options.withMessages,
+      ...scopeParams(scope),
     },
   );
   const kept = keptOrShort(rows, options.k, limit);

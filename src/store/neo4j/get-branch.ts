@@ -33,7 +33,7 @@ export async function getBranch(
        MATCH (start)-[:REPLIES_TO*0..${hops}]->(m:Message)
        WITH DISTINCT m
        RETURN ${projectMessage('m')} AS message`,
-      { ...scopeParams(scope), startId },
+      { startId, ...scopeParams(scope) },
     );
     const chain = chainFrom(startId, rows.map((row) => toStoredMessage(row['message'])));
     for (const message of includeStart ? chain : chain.slice(1)) {

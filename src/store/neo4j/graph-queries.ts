@@ -12,7 +12,7 @@ export async function getSynapses(scoped: ScopedRunner, id: string): Promise<Syn
      WHERE other.partition = $partition AND other.instance = $instance AND other.deleted = false
      RETURN startNode(link).id AS fromId, endNode(link).id AS toId, link.score AS score
      ORDER BY score DESC, fromId, toId`,
-    { ...scopeParams(scope), id },
+    { id, ...scopeParams(scope) },
   );
   return rows.map((row) => ({
     fromId: String(row['fromId']),
@@ -47,11 +47,11 @@ export async function neighbours(
             END AS score,
             ${projectMessageIfWanted('other')} AS message`,
     {
-      ...scopeParams(scope),
       ids,
       withMessages: options.withMessages,
       respondedWithScore: NEIGHBOUR_SCORES.RESPONDED_WITH,
       repliesToScore: NEIGHBOUR_SCORES.REPLIES_TO,
+      ...scopeParams(scope),
     },
   );
   const links = rows.map((row): Neighbour => ({

@@ -36,10 +36,10 @@ export function neo4jGraphReader(runner: Neo4jRunner): GraphPageReader {
          RETURN ${MESSAGE_COLUMNS}
          ORDER BY m.partition, m.instance, m.seq LIMIT $limit`,
         {
-          ...scopeParams(scope),
           afterSeq: integerParam(page.afterSeq),
           limit: integerParam(page.limit),
           embeddings: page.embeddings,
+          ...scopeParams(scope),
         },
       );
       return rows.map(messageRecord);
@@ -51,10 +51,10 @@ export function neo4jGraphReader(runner: Neo4jRunner): GraphPageReader {
          WHERE m.is_chunk = true AND m.id > $afterId
          RETURN ${MESSAGE_COLUMNS} ORDER BY m.id LIMIT $limit`,
         {
-          ...scopeParams(scope),
           afterId: page.afterId,
           limit: integerParam(page.limit),
           embeddings: page.embeddings,
+          ...scopeParams(scope),
         },
       );
       return rows.map(messageRecord);
@@ -66,10 +66,10 @@ export function neo4jGraphReader(runner: Neo4jRunner): GraphPageReader {
          RETURN ${projectToolCall('t')} AS call, CASE WHEN $embeddings THEN t.embedding ELSE null END AS embedding
          ORDER BY t.id LIMIT $limit`,
         {
-          ...scopeParams(scope),
           afterId: page.afterId,
           limit: integerParam(page.limit),
           embeddings: page.embeddings,
+          ...scopeParams(scope),
         },
       );
       return rows.map((row) =>
@@ -111,7 +111,7 @@ export function neo4jGraphReader(runner: Neo4jRunner): GraphPageReader {
          WHERE a.partition = $partition AND a.instance = $instance
            AND b.partition = $partition AND b.instance = $instance
          RETURN a.id AS fromId, type(link) AS type, b.id AS toId, link.score AS score`,
-        { ...scopeParams(scope), ids },
+        { ids, ...scopeParams(scope) },
       );
       return rows.map((row) => ({
         type: row['type'] as MessageLink['type'],

@@ -26,7 +26,7 @@ export async function getIdempotent(
     `MATCH (k:IdempotencyKey {partition: $partition, instance: $instance, key: $key})
      WHERE k.expires_at > $now
      RETURN k.key AS key, k.response AS response, k.created_at AS createdAt, k.expires_at AS expiresAt`,
-    { ...scopeParams(scope), key, now: int(now) },
+    { key, now: int(now), ...scopeParams(scope) },
   );
   const row = rows[0];
   if (!row) return null;
@@ -48,17 +48,17 @@ export async function putIdempotent(
   await runner.writeTransaction(async (transaction) => {
     await transaction.run(
       `MATCH (k:IdempotencyKey {partition: $partition, instance: $instance}) WHERE k.expires_at <= $now DELETE k`,
-      { ...scopeParams(scope), now: int(now) },
+      { now: int(now), ...scopeParams(scope) },
     );
     await transaction.run(
       `MERGE (k:IdempotencyKey {partition: $partition, instance: $instance, key: $key})
        SET k.response = $response, k.created_at = $createdAt, k.expires_at = $expiresAt`,
       {
-        ...scopeParams(scope),
         key: entry.key,
         response: entry.response,
         createdAt: int(entry.createdAt),
         expiresAt: int(entry.expiresAt),
+        ...scopeParams(scope),
       },
     );
   });

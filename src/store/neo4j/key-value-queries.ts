@@ -27,7 +27,7 @@ export async function getPinnedMemory(scoped: ScopedRunner, boundaryId: string |
      }
      OPTIONAL MATCH (s:Summary {partition: $partition, instance: $instance, boundary_id: $boundaryId})
      RETURN blocks, CASE WHEN s IS NULL THEN null ELSE ${SUMMARY_ROW} END AS summary`,
-    { ...scopeParams(scope), boundaryId },
+    { boundaryId, ...scopeParams(scope) },
   );
   const blocks = (row?.['blocks'] as unknown[][] | undefined) ?? [];
   const summary = row?.['summary'] as unknown[] | null | undefined;
@@ -60,11 +60,11 @@ export async function putCoreMemory(scoped: ScopedRunner, block: CoreMemoryBlock
     `MERGE (c:CoreMemory {partition: $partition, instance: $instance, name: $name})
      SET c.content = $content, c.token_count = $tokenCount, c.updated_at = $updatedAt`,
     {
-      ...scopeParams(scope),
       name: block.name,
       content: block.content,
       tokenCount: int(block.tokenCount),
       updatedAt: int(block.updatedAt),
+      ...scopeParams(scope),
     },
   );
 }
@@ -78,7 +78,7 @@ export async function getSummary(
   const [row] = await runner.read(
     `MATCH (s:Summary {partition: $partition, instance: $instance, boundary_id: $boundaryId})
      RETURN ${SUMMARY_ROW} AS summary`,
-    { ...scopeParams(scope), boundaryId },
+    { boundaryId, ...scopeParams(scope) },
   );
   return row ? toSummary(row['summary'] as unknown[]) : null;
 }
@@ -115,13 +115,13 @@ export async function putSummary(
      SET s.content = $content, s.token_count = $tokenCount, s.turns = $turns, s.updated_at = $updatedAt
      RETURN count(s) AS written`,
     {
-      ...scopeParams(scope),
       boundaryId: summary.boundaryId,
       content: summary.content,
       tokenCount: int(summary.tokenCount),
       turns: int(summary.turns),
       updatedAt: int(summary.updatedAt),
       epoch: int(condition.epoch),
+      ...scopeParams(scope),
     },
   );
   return (toNumber(rows[0]?.['written']) ?? 0) > 0;

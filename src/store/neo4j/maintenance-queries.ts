@@ -18,7 +18,7 @@ function filterParams(filter: ScopeFilter): { partition: string | null; instance
 async function drain(runner: Neo4jRunner, cypher: string, params: Record<string, unknown> = {}) {
   let total = 0;
   for (;;) {
-    const rows = await runner.write(cypher, { ...params, batch: integerParam(BATCH) });
+    const rows = await runner.write(cypher, { batch: integerParam(BATCH), ...params });
     const count = toNumber(rows[0]?.['count']) ?? 0;
     total += count;
     if (count < BATCH) return total;
@@ -46,7 +46,7 @@ export async function deleteOrphans(
      WITH m LIMIT $batch WITH collect(m) AS orphans
      FOREACH (orphan IN orphans | DETACH DELETE orphan)
      RETURN size(orphans) AS count`,
-    { ...filterParams(filter), cut: '\uFFFD' },
+    { cut: '\uFFFD', ...filterParams(filter) },
   );
   const topics = await drain(
     runner,
@@ -76,7 +76,7 @@ export async function stampDeletions(
     `MATCH (m:Message) WHERE m.deleted = true AND m.is_chunk = false AND m.deleted_noted_at IS NULL
        AND ${IN_FILTER}
      WITH m LIMIT $batch SET m.deleted_noted_at = $now RETURN count(m) AS count`,
-    { ...params, now: input.now },
+    { now: input.now, ...params },
   );
 }
 
@@ -90,7 +90,7 @@ export async function expiredDeletions(
        AND ${IN_FILTER}
      RETURN m.partition AS partition, m.instance AS instance, m.id AS id
      ORDER BY m.deleted_noted_at LIMIT $limit`,
-    { ...filterParams(input.filter), before: input.before, limit: integerParam(input.limit) },
+    { before: input.before, limit: integerParam(input.limit), ...filterParams(input.filter) },
   );
   return rows.map((row) => ({
     scope: { partition: String(row['partition']), instance: String(row['instance']) },

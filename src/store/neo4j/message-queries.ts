@@ -37,9 +37,9 @@ export async function findByHash(
     `MATCH (m:Message {partition: $partition, instance: $instance, content_hash: $contentHash})
      WHERE ${TURN} ${RETURN_MESSAGE} ORDER BY m.seq DESC LIMIT $limit`,
     {
-      ...scopeParams(scope),
       contentHash: options.contentHash,
       limit: int(Math.floor(options.limit)),
+      ...scopeParams(scope),
     },
   );
   return toMessages(rows);
@@ -53,7 +53,7 @@ export async function getMessages(scoped: ScopedRunner, ids: string[]): Promise<
     `UNWIND $ids AS id
      MATCH (m:Message {id: id}) WHERE m.partition = $partition AND m.instance = $instance
      ${RETURN_MESSAGE}`,
-    { ...scopeParams(scope), ids: [...new Set(ids)] },
+    { ids: [...new Set(ids)], ...scopeParams(scope) },
   );
   const byId = new Map(toMessages(rows).map((message) => [message.id, message]));
   return ids.flatMap((id) => byId.get(id) ?? []);
@@ -69,7 +69,7 @@ export async function getChildren(
     `MATCH (m:Message)-[:REPLIES_TO]->(:Message {id: $parentId, partition: $partition, instance: $instance})
      WHERE m.partition = $partition AND m.instance = $instance AND ${TURN}
      ${RETURN_MESSAGE} ORDER BY m.seq`,
-    { ...scopeParams(scope), parentId },
+    { parentId, ...scopeParams(scope) },
   );
   return toMessages(rows);
 }
@@ -84,7 +84,7 @@ export async function getRespondedWith(
     `MATCH (:Message {id: $id, partition: $partition, instance: $instance})-[:RESPONDED_WITH]-(m:Message)
      WHERE m.partition = $partition AND m.instance = $instance AND m.deleted = false
      ${RETURN_MESSAGE} ORDER BY m.seq DESC LIMIT 1`,
-    { ...scopeParams(scope), id },
+    { id, ...scopeParams(scope) },
   );
   return firstMessage(rows);
 }
@@ -99,7 +99,7 @@ export async function listMessages(
   // Only fixed fragments are joined, one per option present, so the planner sees plain
   // range predicates it can serve from the (partition, instance, seq) index.
   const conditions = ['m.is_chunk = false'];
-  const params: Row = { ...scopeParams(scope), limit: int(Math.floor(options.limit)) };
+  const params: Row = { limit: int(Math.floor(options.limit)), ...scopeParams(scope) };
   if (!options.includeDeleted) conditions.push('m.deleted = false');
   if (options.afterSeq !== undefined) {
     conditions.push('m.seq > $afterSeq');

@@ -13,7 +13,7 @@ const PURGE_BATCH = 2_000;
  */
 export async function purgeMessage(scoped: ScopedRunner, id: string): Promise<PurgeResult> {
   const { runner, scope } = scoped;
-  const params = { ...scopeParams(scope), id };
+  const params = { id, ...scopeParams(scope) };
   return runner.writeTransaction(async (transaction) => {
     await lockInstance(transaction, scope);
     const turn = await requireTurn(transaction, { scope, id, action: 'purge' });
@@ -46,7 +46,7 @@ export async function purgeMessage(scoped: ScopedRunner, id: string): Promise<Pu
 /** Deletes every node of an instance (and so every relationship), batch by batch. */
 export async function purgeInstance(scoped: ScopedRunner): Promise<PurgeResult> {
   const { runner, scope } = scoped;
-  const params = { ...scopeParams(scope), batch: integerParam(PURGE_BATCH) };
+  const params = { batch: integerParam(PURGE_BATCH), ...scopeParams(scope) };
   const drain = async (match: string): Promise<number> => {
     let total = 0;
     for (;;) {

@@ -3,7 +3,10 @@ import type { Integer } from 'neo4j-driver';
 import type { Scope } from '../types';
 import type { Neo4jRunner, TransactionRunner } from './neo4j-runner';
 
-/** The query parameters of a scope (copied, so stray properties of the caller never reach Cypher). */
+/**
+ * The query parameters of a scope (copied, so stray properties of the caller never reach Cypher).
+ * Spread them last in a query's parameters, `{ id, ...params }` (see eslint.config.js).
+ */
 export function scopeParams(scope: Scope): { partition: string; instance: string } {
   return { partition: scope.partition, instance: scope.instance };
 }

@@ -36,7 +36,7 @@ RETURN ${projectToolCall('t')} AS call`;
 export async function addToolCalls(options: AddToolCallsOptions): Promise<StoredToolCall[]> {
   const { runner, scope, messageId, calls } = options;
   if (calls.length === 0) return [];
-  const params = { ...scopeParams(scope), messageId };
+  const params = { messageId, ...scopeParams(scope) };
   return runner.writeTransaction(async (transaction) => {
     await lockInstance(transaction, scope);
     const found = await transaction.run(
@@ -63,11 +63,11 @@ export async function addToolCalls(options: AddToolCallsOptions): Promise<Stored
     const stored: StoredToolCall[] = [];
     for (const row of rows) {
       // Looked up call by call, so a batch that repeats a call id sees its own first insert.
-      const lookup = { ...params, callId: row['call_id'], result: row['result'] };
+      const lookup = { callId: row['call_id'], result: row['result'], ...params };
       const existing = await transaction.run(UPDATE_EXISTING, lookup);
       const result = existing[0]
         ? existing
-        : await transaction.run(CREATE_CALL, { ...params, row });
+        : await transaction.run(CREATE_CALL, { row, ...params });
       if (result[0]) stored.push(toStoredToolCall(result[0]['call']));
     }
     return stored;
@@ -83,7 +83,7 @@ export async function getToolCall(
   const rows = await runner.read(
     `MATCH (t:ToolCall {id: $id}) WHERE t.partition = $partition AND t.instance = $instance
      RETURN ${projectToolCall('t')} AS call`,
-    { ...scopeParams(scope), id },
+    { id, ...scopeParams(scope) },
   );
   return rows[0] ? toStoredToolCall(rows[0]['call']) : null;
 }
@@ -97,7 +97,7 @@ export async function getToolCallsByMessage(
   const rows = await runner.read(
     `MATCH (t:ToolCall {partition: $partition, instance: $instance, message_id: $messageId})
      RETURN ${projectToolCall('t')} AS call ORDER BY t.timestamp, t.id`,
-    { ...scopeParams(scope), messageId },
+    { messageId, ...scopeParams(scope) },
   );
   return rows.map((row) => toStoredToolCall(row['call']));
 }

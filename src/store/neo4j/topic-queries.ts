@@ -68,12 +68,12 @@ export async function saveTopicBatch(scoped: ScopedRunner, batch: TopicBatch): P
     if ((toNumber(rows[0]?.['cursor']) ?? 0) !== batch.after) return false;
     if (batch.topics.length > 0) {
       await transaction.run(UPSERT_TOPICS, {
-        ...params,
         topics: batch.topics.map(topicProperties),
+        ...params,
       });
     }
     if (batch.links.length > 0)
-      await transaction.run(LINK_TOPICS, { ...params, links: batch.links });
+      await transaction.run(LINK_TOPICS, { links: batch.links, ...params });
     await putCursor(transaction, { params, job: 'topics', cursor: batch.cursor });
     return true;
   });
@@ -91,7 +91,7 @@ export async function setTopicSummaries(
      MATCH (t:Topic {id: row.id}) WHERE t.partition = $partition AND t.instance = $instance
      SET t.label = row.label, t.summary = row.summary, t.summary_kind = row.summaryKind,
          t.highlight_ids = row.highlightIds`,
-    { ...scopeParams(scope), updates },
+    { updates, ...scopeParams(scope) },
   );
 }
 
@@ -108,10 +108,10 @@ export async function listTopicMessages(
        AND m.deleted = false AND m.seq > $afterSeq
      RETURN ${projectMessage('m')} AS message ORDER BY m.seq LIMIT $limit`,
     {
-      ...scopeParams(scope),
       topicId: input.topicId,
       afterSeq: input.afterSeq ?? 0,
       limit: integerParam(input.limit),
+      ...scopeParams(scope),
     },
   );
   return toMessages(rows);
@@ -129,7 +129,7 @@ export async function getTopicIds(
      MATCH (m:Message {id: id})-[:BELONGS_TO]->(t:Topic)
      WHERE m.partition = $partition AND m.instance = $instance
      RETURN m.id AS messageId, t.id AS topicId`,
-    { ...scopeParams(scope), ids },
+    { ids, ...scopeParams(scope) },
   );
   return new Map(rows.map((row) => [String(row['messageId']), String(row['topicId'])]));
 }
@@ -160,8 +160,8 @@ export async function savePeriodSummaries(
                                  granularity: row.granularity, period: row.period})
          SET s += row`,
         {
-          ...params,
           rows: input.summaries.map(periodProperties),
+          ...params,
         },
       );
     }
@@ -180,11 +180,11 @@ export async function listPeriodSummaries(
      WHERE s.end > $fromTime AND s.start < $toTime
      RETURN s {.*} AS summary ORDER BY s.start LIMIT $limit`,
     {
-      ...scopeParams(scope),
       granularity: query.granularity,
       fromTime: query.fromTime ?? Number.MIN_SAFE_INTEGER,
       toTime: query.toTime ?? Number.MAX_SAFE_INTEGER,
       limit: integerParam(query.limit),
+      ...scopeParams(scope),
     },
   );
   return rows.map((row) => toPeriodSummary(row['summary'] as Row));
@@ -198,7 +198,7 @@ async function putCursor(
     `MERGE (i:Instance {partition: $partition, instance: $instance})
      ON CREATE SET i.last_seq = 0
      SET i.${CURSOR_PROPERTY[input.job]} = $cursor`,
-    { ...input.params, cursor: integerParam(input.cursor) },
+    { cursor: integerParam(input.cursor), ...input.params },
   );
 }
 

@@ -136,10 +136,10 @@ async function filteredSearch(input: VectorSearchInput, target: Target): Promise
          ) SCORE AS approximate
        RETURN n.id AS id, ${scoreOf(input)}, ${target.live} AS live, ${target.load} AS message`,
       {
-        ...scopeParams(input.scope),
         vector: input.vector,
         limit: integerParam(limit),
         withMessages: input.withMessages,
+        ...scopeParams(input.scope),
       },
     );
     const live = rows.filter((row) => row['live'] === true);
@@ -161,11 +161,11 @@ async function unfilteredSearch(input: VectorSearchInput, target: Target): Promi
      ${keepToScope('n', 'approximate', `${target.inIndexFilter} AND ${target.live}`)}
      RETURN seen, n.id AS id, ${scoreOf(input)}, true AS live, ${target.load} AS message`,
     {
-      ...scopeParams(input.scope),
       vector: input.vector,
       limit: integerParam(limit),
       k: integerParam(input.k),
       withMessages: input.withMessages,
+      ...scopeParams(input.scope),
     },
   );
   return keptOrShort(rows, input.k, limit);
@@ -178,17 +178,17 @@ async function unfilteredSearch(input: VectorSearchInput, target: Target): Promi
  */
 async function scopedSearch(input: VectorSearchInput, target: Target): Promise<Row[]> {
   const params = {
-    ...scopeParams(input.scope),
     vector: input.vector,
     dimensions: integerParam(input.dimensions),
     withMessages: input.withMessages,
+    ...scopeParams(input.scope),
   };
   const counted = await input.runner.read(
     `MATCH (n:${target.label})
      WHERE ${target.inScope} AND n.embedding IS NOT NULL
      WITH n LIMIT $cap
      RETURN count(n) AS embedded`,
-    { ...params, cap: integerParam(input.exactScanLimit + 1) },
+    { cap: integerParam(input.exactScanLimit + 1), ...params },
   );
   const embedded = toNumber(counted[0]?.['embedded']) ?? 0;
   if (embedded === 0) return [];
@@ -200,7 +200,7 @@ async function scopedSearch(input: VectorSearchInput, target: Target): Promise<R
        WITH n, ${EXACT_SCORE}
        ORDER BY score DESC LIMIT $k
        RETURN n.id AS id, score, ${target.load} AS message`,
-      { ...params, fetch: integerParam(fetch), k: integerParam(input.k) },
+      { fetch: integerParam(fetch), k: integerParam(input.k), ...params },
     );
     if (rows.length >= input.k) return rows;
   }
@@ -220,11 +220,11 @@ async function exactScan(input: ExactScanInput, target: Target): Promise<Row[]> 
      ORDER BY score DESC LIMIT $k
      RETURN n.id AS id, score, ${target.load} AS message`,
     {
-      ...scopeParams(input.scope),
       vector: input.vector,
       dimensions: integerParam(input.dimensions),
       k: integerParam(input.k),
       withMessages: input.withMessages,
+      ...scopeParams(input.scope),
     },
   );
 }

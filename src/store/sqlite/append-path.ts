@@ -36,7 +36,7 @@ export function createAppendPath(options: {
     const params = scopeParams(scope);
     let parent: MessageRow | null = null;
     if (input.parentId !== null) {
-      parent = statements.messageById.get({ ...params, id: input.parentId }) ?? null;
+      parent = statements.messageById.get({ id: input.parentId, ...params }) ?? null;
       if (parent === null || parent.is_chunk === 1) {
         throw new NotFoundError(`turn ${input.parentId} does not exist in this scope`, 'parentId');
       }
@@ -49,10 +49,10 @@ export function createAppendPath(options: {
       const existing = turns.at(-1)?.created
         ? undefined
         : statements.existingChild.get({
-            ...params,
             parentId: parent?.id ?? null,
             role: message.role,
             contentHash: message.contentHash,
+            ...params,
           });
       if (existing !== undefined) {
         turns.push({ message: toStoredMessage(existing), created: false });
@@ -84,7 +84,6 @@ function insertTurn(options: {
   const seq = statements.nextSeq.get(params);
   if (seq === undefined) throw new Error('instance counter returned no sequence number');
   const row = insertMessageRow(statements, {
-    ...params,
     id: nextId(),
     role: message.role,
     seq,
@@ -102,14 +101,15 @@ function insertTurn(options: {
     metadata: JSON.stringify(message.metadata ?? {}),
     content: message.content,
     raw: JSON.stringify(message.raw),
+    ...params,
   });
   if (message.role === 'assistant' && parent?.role === 'user') {
     statements.insertEdge.run({
-      ...params,
       type: 'RESPONDED_WITH',
       fromId: parent.id,
       toId: row.id,
       score: 1,
+      ...params,
     });
   }
   return row;
@@ -131,7 +131,7 @@ export function createContinueLatest(options: {
     const latest = latestRow === undefined ? null : toStoredMessage(latestRow);
     const questionRow =
       latest?.role === 'assistant' && latest.parentId !== null
-        ? statements.messageById.get({ ...params, id: latest.parentId })
+        ? statements.messageById.get({ id: latest.parentId, ...params })
         : undefined;
     const question = questionRow === undefined ? null : toStoredMessage(questionRow);
     const repeated = repeatedTurn(latest, question, message);

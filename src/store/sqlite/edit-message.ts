@@ -27,7 +27,7 @@ export function editMessage(
 ): StoredMessage {
   const { db, statements, admin } = context;
   const { scope, id, edit } = target;
-  const params = { ...scopeParams(scope), id };
+  const params = { id, ...scopeParams(scope) };
   return db
     .transaction(() => {
       const row = requireTurn(statements, { scope, id, action: 'edit' });
@@ -35,7 +35,6 @@ export function editMessage(
       history.push({ content: row.content, timestamp: context.clock() });
       const delta = edit.tokenCount - row.token_count;
       const updated = admin.editTurn.get({
-        ...params,
         content: edit.content,
         raw: JSON.stringify(edit.raw),
         contentHash: edit.contentHash,
@@ -43,10 +42,11 @@ export function editMessage(
         delta,
         snippet: makeSnippet(edit.content),
         history: JSON.stringify(history),
+        ...params,
       });
-      if (delta !== 0) admin.shiftDescendants.run({ ...params, delta });
-      statements.deleteChunkEdges.run({ ...scopeParams(scope), parentId: id });
-      statements.deleteChunks.run({ ...scopeParams(scope), parentId: id });
+      if (delta !== 0) admin.shiftDescendants.run({ delta, ...params });
+      statements.deleteChunkEdges.run({ parentId: id, ...scopeParams(scope) });
+      statements.deleteChunks.run({ parentId: id, ...scopeParams(scope) });
       admin.deleteSynapsesFrom.run(params);
       admin.deleteSynapsesTo.run(params);
       dropSummaries(admin, scope);
@@ -63,14 +63,14 @@ export function setMessageDeleted(
 ): StoredMessage {
   const { db, statements, admin } = context;
   const { scope, id, deleted } = target;
-  const params = { ...scopeParams(scope), id, deleted: deleted ? 1 : 0 };
+  const params = { id, deleted: deleted ? 1 : 0, ...scopeParams(scope) };
   return db
     .transaction(() => {
       requireTurn(statements, { scope, id, action: deleted ? 'delete' : 'restore' });
       admin.setTurnDeleted.run(params);
       admin.setChunksDeleted.run(params);
       dropSummaries(admin, scope);
-      const row = statements.messageById.get({ ...scopeParams(scope), id });
+      const row = statements.messageById.get({ id, ...scopeParams(scope) });
       if (row === undefined) throw new Error('the turn vanished inside its transaction');
       return toStoredMessage(row);
     })
@@ -96,7 +96,7 @@ export function setInstanceDeleted(
       const changed = deleted
         ? admin.deleteInstanceTurns.run(params)
         : admin.restoreInstanceTurns.run(params);
-      admin.putInstanceState.run({ ...params, deletedAt: deleted ? context.clock() : null });
+      admin.putInstanceState.run({ deletedAt: deleted ? context.clock() : null, ...params });
       dropSummaries(admin, scope);
       return changed.changes;
     })
@@ -119,7 +119,7 @@ export function requireTurn(
   target: { scope: Scope; id: string; action: string },
 ): MessageRow {
   const { scope, id, action } = target;
-  const row = statements.messageById.get({ ...scopeParams(scope), id });
+  const row = statements.messageById.get({ id, ...scopeParams(scope) });
   if (row === undefined)
     throw new NotFoundError(`message ${id} does not exist in this instance`, 'id');
   if (row.is_chunk === 1) {

@@ -136,12 +136,12 @@ export class FullTextSearch {
     const orQuery = (entries: { term: string }[]) => `${inScope}(${entries.map((entry) => quoteTerm(entry.term)).join(' OR ')})`;
     // Without the scope word the instance holds at least half the matches: four times k
     // candidates leave k of its own.
-    const params = { ...scopeParams(scope), k, candidates: Math.max(100, 4 * k) };
+    const params = { k, candidates: Math.max(100, 4 * k), ...scopeParams(scope) };
     // A ranked row is the head's values and the score.
     const hit = (row: HeadValues | [...HeadValues, number], score: number): ScoredId =>
       heads ? { id: row[0], score, head: headOf(row) } : { id: row[0], score };
     const ranked = (query: string) =>
-      this.statements.ranked.all({ ...params, query }).map((row) => hit(row, row[7]));
+      this.statements.ranked.all({ query, ...params }).map((row) => hit(row, row[7]));
     const countedIn = (prefix: string, now: IndexPosition) => terms.map((term) => ({ term, docs: this.documentsWith(prefix, term, now) }));
     if (confined) {
       // A scope's matches of a word are some of the store's, so a word rare in the whole store
@@ -162,7 +162,7 @@ export class FullTextSearch {
     const chosen = this.selectiveOf(counted);
     if (chosen.length > 0) return ranked(orQuery(chosen));
     // Scores only order a list (retrieval fuses ranks), so the newest match scores highest.
-    const recent = this.statements.recent.all({ ...params, query: orQuery(counted) });
+    const recent = this.statements.recent.all({ query: orQuery(counted), ...params });
     return recent.map((row, rank) => hit(row, 1 / (rank + 1)));
   }
 

@@ -45,25 +45,25 @@ export function sqliteGraphReader(
     },
     async turns(scope, page) {
       const rows = admin.turnPage.all({
-        ...scopeParams(scope),
         afterSeq: page.afterSeq,
         limit: page.limit,
+        ...scopeParams(scope),
       });
       return rows.map((row) => messageRecord(row, page.embeddings));
     },
     async chunks(scope, page) {
       const rows = admin.chunkPage.all({
-        ...scopeParams(scope),
         afterId: page.afterId,
         limit: page.limit,
+        ...scopeParams(scope),
       });
       return rows.map((row) => messageRecord(row, page.embeddings));
     },
     async toolCalls(scope, page) {
       const rows = admin.toolCallPage.all({
-        ...scopeParams(scope),
         afterId: page.afterId,
         limit: page.limit,
+        ...scopeParams(scope),
       });
       return rows.map((row) =>
         toToolCallRecord(toStoredToolCall(row), vector(row.embedding, page.embeddings)),
@@ -91,7 +91,7 @@ export function sqliteGraphReader(
       }));
     },
     async linksFrom(scope: Scope, ids: string[]) {
-      const params = { ...scopeParams(scope), ids: JSON.stringify(ids) };
+      const params = { ids: JSON.stringify(ids), ...scopeParams(scope) };
       return [
         ...admin.parentsOf
           .all(params)

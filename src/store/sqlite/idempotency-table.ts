@@ -41,11 +41,11 @@ export function openIdempotencyTable(db: Database.Database): IdempotencyTable {
     'DELETE FROM idempotency_keys WHERE partition = @partition AND instance = @instance AND expires_at <= @now',
   );
   const put = db.transaction((scope: Scope, entry: IdempotentEntry, now: number) => {
-    expire.run({ ...scopeParams(scope), now });
+    expire.run({ now, ...scopeParams(scope) });
     upsert.run({ ...scopeParams(scope), ...entry });
   });
   return {
-    get: (scope, key, now) => select.get({ ...scopeParams(scope), key, now }) ?? null,
+    get: (scope, key, now) => select.get({ key, now, ...scopeParams(scope) }) ?? null,
     put: (scope, entry, now) => put.immediate(scope, entry, now),
   };
 }

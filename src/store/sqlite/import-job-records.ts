@@ -84,7 +84,7 @@ export class JobRecordImporter {
       ['periods', record.periods_cursor],
     ];
     for (const [job, cursor] of jobs) {
-      if (cursor > 0) this.statements.raiseCursor.run({ ...scopeParams(record), job, cursor });
+      if (cursor > 0) this.statements.raiseCursor.run({ job, cursor, ...scopeParams(record) });
     }
   }
 
@@ -132,9 +132,9 @@ export class JobRecordImporter {
       options.fail(`${what}: topic ${record.to} must be stored in this instance before it`);
     if (statements.topicOfTurn.get(record.from) !== undefined) return false;
     statements.insertMember.run({
-      ...scopeParams(record),
       messageId: record.from,
       topicId: record.to,
+      ...scopeParams(record),
     });
     return true;
   }

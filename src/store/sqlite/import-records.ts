@@ -138,9 +138,9 @@ class RecordImporter {
     switch (record.type) {
       case 'Instance': {
         const existed = admin.counter.get(params) !== undefined;
-        own.raiseCounter.run({ ...params, lastSeq: record.last_seq });
+        own.raiseCounter.run({ lastSeq: record.last_seq, ...params });
         if (!existed && record.deleted_at !== null)
-          own.insertInstanceState.run({ ...params, deletedAt: record.deleted_at });
+          own.insertInstanceState.run({ deletedAt: record.deleted_at, ...params });
         this.jobs.cursors(record);
         return !existed;
       }
@@ -151,22 +151,22 @@ class RecordImporter {
       case 'CoreMemory':
         return (
           own.insertCoreMemory.run({
-            ...params,
             name: record.name,
             content: record.content,
             tokenCount: record.token_count,
             updatedAt: record.updated_at,
+            ...params,
           }).changes > 0
         );
       case 'Summary':
         return (
           own.insertSummary.run({
-            ...params,
             boundaryId: record.boundary_id,
             content: record.content,
             tokenCount: record.token_count,
             turns: record.turns,
             updatedAt: record.updated_at,
+            ...params,
           }).changes > 0
         );
       case 'Topic':
@@ -191,14 +191,13 @@ class RecordImporter {
         );
       }
     } else {
-      const owner = own.seqOwner.get({ ...params, seq: record.seq });
+      const owner = own.seqOwner.get({ seq: record.seq, ...params });
       if (owner !== undefined)
         this.fail(
           `seq ${record.seq} of ${record.partition}/${record.instance} already belongs to message ${owner}`,
         );
     }
     const { lastInsertRowid } = own.insertMessage.run({
-      ...params,
       id: record.id,
       role: record.role,
       seq: record.seq,
@@ -219,9 +218,10 @@ class RecordImporter {
       embedding: this.vector(record.embedding),
       content: record.content,
       raw: JSON.stringify(record.raw),
+      ...params,
     });
     this.deps.statements.queueFullText.run(lastInsertRowid);
-    if (!record.is_chunk) own.raiseCounter.run({ ...params, lastSeq: record.seq });
+    if (!record.is_chunk) own.raiseCounter.run({ lastSeq: record.seq, ...params });
     return true;
   }
 
@@ -240,7 +240,6 @@ class RecordImporter {
         `message ${record.message_id} already has tool call ${other} with call_id ${record.call_id}`,
       );
     own.insertToolCall.run({
-      ...scopeParams(record),
       id: record.id,
       messageId: record.message_id,
       callId: record.call_id,
@@ -251,6 +250,7 @@ class RecordImporter {
       embedding: this.vector(record.embedding),
       arguments: record.arguments,
       result: record.result,
+      ...scopeParams(record),
     });
     return true;
   }
@@ -277,17 +277,17 @@ class RecordImporter {
       if (from.parentId === record.to) return false;
       if (from.parentId !== null)
         this.fail(`${what}: message ${record.from} already replies to ${from.parentId}`);
-      own.setParent.run({ ...scopeParams(record), from: record.from, to: record.to });
+      own.setParent.run({ from: record.from, to: record.to, ...scopeParams(record) });
       return true;
     }
     const score = record.type === 'SYNAPSE' ? record.score : 1;
     return (
       statements.insertEdge.run({
-        ...scopeParams(record),
         type: record.type,
         fromId: record.from,
         toId: record.to,
         score,
+        ...scopeParams(record),
       }).changes > 0
     );
   }

@@ -45,13 +45,13 @@ export class SqliteMaintenance {
     const params = scopeParams(scope);
     return this.db
       .transaction(() => {
-        const current = statements.cursor.get({ ...params, job: 'topics' }) ?? 0;
+        const current = statements.cursor.get({ job: 'topics', ...params }) ?? 0;
         if (current !== batch.after) return false;
         for (const topic of batch.topics) {
           statements.upsertTopic.run({ ...params, ...toTopicRow(topic) });
         }
         for (const link of batch.links) statements.linkTopic.run({ ...params, ...link });
-        statements.putCursor.run({ ...params, job: 'topics', cursor: batch.cursor });
+        statements.putCursor.run({ job: 'topics', cursor: batch.cursor, ...params });
         return true;
       })
       .immediate();
@@ -64,9 +64,9 @@ export class SqliteMaintenance {
       .transaction(() => {
         for (const update of updates) {
           statements.setTopicSummary.run({
-            ...params,
             ...update,
             highlightIds: JSON.stringify(update.highlightIds),
+            ...params,
           });
         }
       })
@@ -80,22 +80,22 @@ export class SqliteMaintenance {
   ): StoredMessage[] {
     return this.statements.topicMessages
       .all({
-        ...scopeParams(scope),
         topicId,
         afterSeq: options.afterSeq ?? 0,
         limit: options.limit,
+        ...scopeParams(scope),
       })
       .map(toStoredMessage);
   }
 
   getTopicIds(scope: Scope, ids: string[]): Map<string, string> {
     if (ids.length === 0) return new Map();
-    const rows = this.statements.topicIds.all({ ...scopeParams(scope), ids: JSON.stringify(ids) });
+    const rows = this.statements.topicIds.all({ ids: JSON.stringify(ids), ...scopeParams(scope) });
     return new Map(rows.map((row) => [row.message_id, row.topic_id]));
   }
 
   getJobCursor(scope: Scope, job: CursorJob): number {
-    return this.statements.cursor.get({ ...scopeParams(scope), job }) ?? 0;
+    return this.statements.cursor.get({ job, ...scopeParams(scope) }) ?? 0;
   }
 
   savePeriodSummaries(scope: Scope, input: { summaries: PeriodSummary[]; cursor: number }): void {
@@ -106,7 +106,7 @@ export class SqliteMaintenance {
         for (const summary of input.summaries) {
           statements.upsertPeriod.run({ ...params, ...toPeriodRow(summary) });
         }
-        statements.putCursor.run({ ...params, job: 'periods', cursor: input.cursor });
+        statements.putCursor.run({ job: 'periods', cursor: input.cursor, ...params });
       })
       .immediate();
   }
@@ -114,11 +114,11 @@ export class SqliteMaintenance {
   listPeriodSummaries(scope: Scope, query: PeriodQuery): PeriodSummary[] {
     return this.statements.listPeriods
       .all({
-        ...scopeParams(scope),
         granularity: query.granularity,
         fromTime: query.fromTime ?? Number.MIN_SAFE_INTEGER,
         toTime: query.toTime ?? Number.MAX_SAFE_INTEGER,
         limit: query.limit,
+        ...scopeParams(scope),
       })
       .map(toPeriodSummary);
   }
@@ -147,13 +147,13 @@ export class SqliteMaintenance {
     this.db
       .transaction(() => {
         statements.forgetRestored.run(params);
-        statements.noteDeletions.run({ ...params, now });
+        statements.noteDeletions.run({ now, ...params });
       })
       .immediate();
   }
 
   expiredDeletions(before: number, limit: number, filter: ScopeFilter = {}): ExpiredDeletion[] {
-    const params = { ...filterParams(filter), before, limit };
+    const params = { before, limit, ...filterParams(filter) };
     return this.statements.expiredDeletions.all(params).map((row) => ({
       scope: { partition: row.partition, instance: row.instance },
       id: row.message_id,

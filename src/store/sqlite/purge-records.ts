@@ -14,14 +14,14 @@ export function purgeMessage(
 ): PurgeResult {
   const { scope, id } = target;
   const { db, statements, admin } = context;
-  const params = { ...scopeParams(scope), id };
+  const params = { id, ...scopeParams(scope) };
   return db
     .transaction(() => {
       const row = requireTurn(statements, { scope, id, action: 'purge' });
-      if (row.token_count !== 0) admin.shiftDescendants.run({ ...params, delta: -row.token_count });
-      admin.reparentChildren.run({ ...params, parentId: row.parent_id });
-      statements.deleteChunkEdges.run({ ...scopeParams(scope), parentId: id });
-      const chunks = statements.deleteChunks.run({ ...scopeParams(scope), parentId: id }).changes;
+      if (row.token_count !== 0) admin.shiftDescendants.run({ delta: -row.token_count, ...params });
+      admin.reparentChildren.run({ parentId: row.parent_id, ...params });
+      statements.deleteChunkEdges.run({ parentId: id, ...scopeParams(scope) });
+      const chunks = statements.deleteChunks.run({ parentId: id, ...scopeParams(scope) }).changes;
       admin.deleteEdgesFrom.run(params);
       admin.deleteEdgesTo.run(params);
       const toolCalls = admin.deleteToolCallsOf.run(params).changes;

@@ -17,10 +17,10 @@ export function readNeighbours(
 ): Neighbour[] {
   if (ids.length === 0 || options.limit <= 0) return [];
   const rows = statements.neighbourLinks.all({
-    ...scopeParams(scope),
     ids: JSON.stringify(ids),
     respondedWithScore: NEIGHBOUR_SCORES.RESPONDED_WITH,
     repliesToScore: NEIGHBOUR_SCORES.REPLIES_TO,
+    ...scopeParams(scope),
   });
   const links = rows.map((row) => ({ fromId: row[0], via: row[1], score: row[2], id: row[3], row }));
   return strongestNeighbours(links, options.limit).map(({ row, ...neighbour }) =>

@@ -22,16 +22,15 @@ export function replaceChunks(options: {
 }): StoredMessage[] {
   const { statements, scope, parentId, chunks } = options;
   const params = scopeParams(scope);
-  const parent = statements.messageById.get({ ...params, id: parentId });
+  const parent = statements.messageById.get({ id: parentId, ...params });
   if (parent === undefined || parent.is_chunk === 1) {
     throw new NotFoundError(`turn ${parentId} does not exist in this scope`, 'parentId');
   }
   if (options.parentHash !== undefined && parent.content_hash !== options.parentHash) return [];
-  statements.deleteChunkEdges.run({ ...params, parentId });
-  statements.deleteChunks.run({ ...params, parentId });
+  statements.deleteChunkEdges.run({ parentId, ...params });
+  statements.deleteChunks.run({ parentId, ...params });
   return chunks.map((chunk, index) => {
     const row = insertMessageRow(statements, {
-      ...params,
       id: newId(),
       role: parent.role,
       seq: 0,
@@ -50,6 +49,7 @@ export function replaceChunks(options: {
       metadata: '{}',
       content: chunk.content,
       raw: JSON.stringify({ role: parent.role, content: chunk.content }),
+      ...params,
     });
     return toStoredMessage(row);
   });

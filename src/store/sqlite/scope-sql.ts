@@ -30,7 +30,10 @@ export function qualifiedColumns(columns: string, alias: string): string {
 /** The ids of a `@ids` JSON array parameter, so a list never needs SQL built from text. */
 export const IDS = 'SELECT value FROM json_each(@ids)';
 
-/** The named parameters of a scope (copied, so extra properties of the caller's object never bind). */
+/**
+ * The named parameters of a scope (copied, so extra properties of the caller's object never bind).
+ * Spread them last in a statement's parameters, `{ id, ...params }` (see eslint.config.js).
+ */
 export function scopeParams(scope: ScopeParams): ScopeParams {
   return { partition: scope.partition, instance: scope.instance };
 }

@@ -268,7 +268,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async findByHash(scope: Scope, contentHash: string, limit: number): Promise<StoredMessage[]> {
-    const rows = this.open.statements.byHash.all({ ...scopeParams(scope), contentHash, limit });
+    const rows = this.open.statements.byHash.all({ contentHash, limit, ...scopeParams(scope) });
     return rows.map(toStoredMessage);
   }
 
@@ -283,7 +283,7 @@ export class SqliteStore implements MemoryStore {
     const cached = turns.branch(scope, leafId, options.limit);
     if (cached.missing === null) return cached.turns;
     const rest = statements.branch
-      .all({ ...scopeParams(scope), id: cached.missing, limit: options.limit - cached.turns.length })
+      .all({ id: cached.missing, limit: options.limit - cached.turns.length, ...scopeParams(scope) })
       .map(toStoredMessage);
     return [...cached.turns, ...turns.add(rest)];
   }
@@ -293,7 +293,7 @@ export class SqliteStore implements MemoryStore {
     turns.check();
     const cached = turns.get(id);
     if (cached !== undefined) return sameScope(cached, scope) ? cached : null;
-    const row = statements.messageById.get({ ...scopeParams(scope), id });
+    const row = statements.messageById.get({ id, ...scopeParams(scope) });
     return row === undefined ? null : turns.add([toStoredMessage(row)])[0]!;
   }
 
@@ -309,7 +309,7 @@ export class SqliteStore implements MemoryStore {
       else if (sameScope(cached, scope)) byId.set(id, cached);
     }
     if (missing.length > 0) {
-      const rows = statements.messagesByIds.all({ ...scopeParams(scope), ids: JSON.stringify(missing) });
+      const rows = statements.messagesByIds.all({ ids: JSON.stringify(missing), ...scopeParams(scope) });
       for (const turn of turns.add(rows.map(toStoredMessage))) byId.set(turn.id, turn);
     }
     return ids.flatMap((id) => byId.get(id) ?? []);
@@ -317,12 +317,12 @@ export class SqliteStore implements MemoryStore {
 
   async getChildren(scope: Scope, parentId: string): Promise<StoredMessage[]> {
     return this.open.statements.children
-      .all({ ...scopeParams(scope), parentId })
+      .all({ parentId, ...scopeParams(scope) })
       .map(toStoredMessage);
   }
 
   async getRespondedWith(scope: Scope, id: string): Promise<StoredMessage | null> {
-    const row = this.open.statements.respondedWith.get({ ...scopeParams(scope), id });
+    const row = this.open.statements.respondedWith.get({ id, ...scopeParams(scope) });
     return row === undefined ? null : toStoredMessage(row);
   }
 
@@ -333,7 +333,6 @@ export class SqliteStore implements MemoryStore {
     // Absent bounds become bounds that hold for every row, so one statement serves every
     // combination and the seq bounds still narrow the index range.
     const rows = statement.all({
-      ...scopeParams(scope),
       afterSeq: options.afterSeq ?? -1,
       beforeSeq: options.beforeSeq ?? Number.MAX_SAFE_INTEGER,
       fromTime: options.fromTime ?? Number.MIN_SAFE_INTEGER,
@@ -341,6 +340,7 @@ export class SqliteStore implements MemoryStore {
       roles: options.roles === undefined ? ALL_ROLES : JSON.stringify(options.roles),
       includeDeleted: options.includeDeleted === true ? 1 : 0,
       limit: options.limit,
+      ...scopeParams(scope),
     });
     return rows.map(toStoredMessage);
   }
@@ -362,7 +362,7 @@ export class SqliteStore implements MemoryStore {
 
   async getChunks(scope: Scope, parentId: string): Promise<StoredMessage[]> {
     return this.open.statements.chunks
-      .all({ ...scopeParams(scope), parentId })
+      .all({ parentId, ...scopeParams(scope) })
       .map(toStoredMessage);
   }
 
@@ -378,12 +378,12 @@ export class SqliteStore implements MemoryStore {
   }
 
   async getToolCall(scope: Scope, id: string): Promise<StoredToolCall | null> {
-    const row = this.open.statements.toolCallById.get({ ...scopeParams(scope), id });
+    const row = this.open.statements.toolCallById.get({ id, ...scopeParams(scope) });
     return row === undefined ? null : toStoredToolCall(row);
   }
 
   async getToolCallsByMessage(scope: Scope, messageId: string): Promise<StoredToolCall[]> {
-    const rows = this.open.statements.toolCallsByMessage.all({ ...scopeParams(scope), messageId });
+    const rows = this.open.statements.toolCallsByMessage.all({ messageId, ...scopeParams(scope) });
     return rows.map(toStoredToolCall);
   }
 
@@ -398,15 +398,15 @@ export class SqliteStore implements MemoryStore {
       for (const item of items) {
         const vector = encodeVector(item.vector);
         if (item.kind === 'toolcall') {
-          statements.setToolCallEmbedding.run({ ...params, id: item.id, vector });
+          statements.setToolCallEmbedding.run({ id: item.id, vector, ...params });
           continue;
         }
         const contentHash = item.contentHash ?? null;
         const pk = statements.setMessageEmbedding.get({
-          ...params,
           id: item.id,
           vector,
           contentHash,
+          ...params,
         });
         if (pk !== undefined) stored.push({ pk, vector: decodeVector(vector) });
         else if (contentHash !== null) stale.add(item.id);
@@ -430,8 +430,8 @@ export class SqliteStore implements MemoryStore {
     const embeddings = new Map<string, number[]>();
     if (ids.length === 0) return embeddings;
     const rows = this.open.statements.embeddingsByIds.all({
-      ...scopeParams(scope),
       ids: JSON.stringify(ids),
+      ...scopeParams(scope),
     });
     for (const [id, blob] of rows) embeddings.set(id, toNumbers(decodeVector(blob)));
     return embeddings;
@@ -517,7 +517,7 @@ export class SqliteStore implements MemoryStore {
   }
 
   async getSynapses(scope: Scope, id: string): Promise<Synapse[]> {
-    return this.open.statements.synapsesOf.all({ ...scopeParams(scope), id });
+    return this.open.statements.synapsesOf.all({ id, ...scopeParams(scope) });
   }
 
   async neighbours(scope: Scope, ids: string[], options: { limit: number; withMessages?: boolean }): Promise<Neighbour[]> {
@@ -533,16 +533,16 @@ export class SqliteStore implements MemoryStore {
   async putCoreMemory(scope: Scope, block: CoreMemoryBlock): Promise<void> {
     const { name, content, tokenCount, updatedAt } = block;
     await this.write(() => this.open.statements.putCoreMemory.run({
-      ...scopeParams(scope),
       name,
       content,
       tokenCount,
       updatedAt,
+      ...scopeParams(scope),
     }));
   }
 
   async getSummary(scope: Scope, boundaryId: string): Promise<BranchSummary | null> {
-    return this.open.statements.summary.get({ ...scopeParams(scope), boundaryId }) ?? null;
+    return this.open.statements.summary.get({ boundaryId, ...scopeParams(scope) }) ?? null;
   }
 
   async getPinnedMemory(scope: Scope, boundaryId: string | null): Promise<PinnedMemory> {
@@ -563,13 +563,13 @@ export class SqliteStore implements MemoryStore {
   ): Promise<boolean> {
     const { boundaryId, content, tokenCount, turns, updatedAt } = summary;
     const written = await this.write(() => this.open.statements.putSummary.run({
-      ...scopeParams(scope),
       boundaryId,
       content,
       tokenCount,
       turns,
       updatedAt,
       epoch: condition.epoch,
+      ...scopeParams(scope),
     }));
     return written.changes > 0;
   }

@@ -18,12 +18,11 @@ export function storeToolCalls(options: {
 }): StoredToolCall[] {
   const { statements, scope, messageId, calls, now } = options;
   const params = scopeParams(scope);
-  if (statements.messageById.get({ ...params, id: messageId }) === undefined) {
+  if (statements.messageById.get({ id: messageId, ...params }) === undefined) {
     throw new NotFoundError(`turn ${messageId} does not exist in this scope`, 'messageId');
   }
   return calls.map((call) => {
     const row = statements.insertToolCall.get({
-      ...params,
       id: newId(),
       messageId,
       callId: call.callId,
@@ -33,6 +32,7 @@ export function storeToolCalls(options: {
       durationMs: call.durationMs ?? null,
       arguments: call.arguments,
       result: call.result,
+      ...params,
     });
     if (row === undefined) throw new Error('insert returned no row');
     return toStoredToolCall(row);

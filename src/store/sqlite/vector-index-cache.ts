@@ -194,7 +194,7 @@ export class VectorIndexCache {
       dropped: false,
     };
     this.entries.set(key, entry);
-    for (const pk of this.statements.pendingPks.all({ ...entry.scope, upToPk: entry.syncedPk })) entry.holes.add(pk);
+    for (const pk of this.statements.pendingPks.all({ upToPk: entry.syncedPk, ...entry.scope })) entry.holes.add(pk);
     this.loadTurns(entry, LOAD_BEFORE_ANSWER);
     if (entry.loadBeforeSeq === 0) {
       this.loadChunks(entry);
@@ -211,7 +211,7 @@ export class VectorIndexCache {
     let loaded = 0;
     while (loaded < limit && entry.loadBeforeSeq > 0) {
       const size = Math.min(LOAD_STEP, limit - loaded);
-      const rows = this.statements.vectorPage.all({ ...entry.scope, beforeSeq: entry.loadBeforeSeq, limit: size });
+      const rows = this.statements.vectorPage.all({ beforeSeq: entry.loadBeforeSeq, limit: size, ...entry.scope });
       for (const [pk, seq, blob] of rows) {
         entry.index.add(pk, decodeVector(blob));
         entry.loadBeforeSeq = seq;
@@ -282,7 +282,7 @@ export class VectorIndexCache {
     if (hits.length === 0) return [];
     const pks = JSON.stringify(hits.map((hit) => hit.key));
     const dimensions = unit.values.length;
-    const read = this.statements.candidates.get({ ...entry.scope, pks, bytes: dimensions * 4 });
+    const read = this.statements.candidates.get({ pks, bytes: dimensions * 4, ...entry.scope });
     if (read === undefined || read[1] === null) return [];
     const heads = JSON.parse(read[0]) as [pk: number, ...head: HeadValues][];
     const vectors = decodeVector(read[1]);
@@ -321,11 +321,11 @@ export class VectorIndexCache {
     const add = ([pk, blob]: [number, Uint8Array]) => {
       if (!entry.recent.has(pk)) entry.index.add(pk, decodeVector(blob));
     };
-    this.statements.vectorsAfter.all({ ...entry.scope, afterPk: entry.syncedPk }).forEach(add);
+    this.statements.vectorsAfter.all({ afterPk: entry.syncedPk, ...entry.scope }).forEach(add);
     if (entry.holes.size > 0) {
-      this.statements.vectorsByPks.all({ ...entry.scope, pks: JSON.stringify([...entry.holes]) }).forEach(add);
+      this.statements.vectorsByPks.all({ pks: JSON.stringify([...entry.holes]), ...entry.scope }).forEach(add);
     }
-    entry.holes = new Set(this.statements.pendingPks.all({ ...entry.scope, upToPk: lastPk }));
+    entry.holes = new Set(this.statements.pendingPks.all({ upToPk: lastPk, ...entry.scope }));
     entry.syncedPk = lastPk;
     entry.recent.clear();
     this.scheduleTraining(entry);
