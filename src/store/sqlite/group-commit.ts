@@ -103,13 +103,7 @@ export class GroupCommit {
       this.rollBack();
       throw error;
     }
-    try {
-      this.db.exec('COMMIT');
-    } catch (error) {
-      if (this.db.inTransaction) this.rollBack();
-      this.onRollback();
-      throw error;
-    }
+    this.commitTransaction();
     afterCommit?.(result);
     return result;
   }
@@ -144,16 +138,30 @@ export class GroupCommit {
   private commit(batch: Batch): void {
     if (this.open !== batch || !this.stillOpen(batch)) return;
     try {
-      this.db.exec('COMMIT');
+      this.commitTransaction();
     } catch (error) {
-      if (this.db.inTransaction) this.rollBack();
-      this.fail(batch, error);
+      this.closeBatch(batch);
+      batch.reject(error);
       return;
     }
     this.closeBatch(batch);
     // Resolving only queues the writers' continuations: the follow-ups still run before any.
     batch.resolve();
     for (const committed of batch.afterCommit) committed();
+  }
+
+  /**
+   * Commits the connection's transaction. One that fails is rolled back, `onRollback` is called
+   * for what the caller keeps in memory of its writes, and the error is thrown.
+   */
+  private commitTransaction(): void {
+    try {
+      this.db.exec('COMMIT');
+    } catch (error) {
+      if (this.db.inTransaction) this.rollBack();
+      this.onRollback();
+      throw error;
+    }
   }
 
   /**
